@@ -1,0 +1,23 @@
+package dev.ferret;
+
+import java.util.List;
+
+/**
+ * A query over one document type. Filters compare a top-level JSON property's text with the text of a value
+ * ({@code "Active"}, {@code 42} and {@code true} compare as they appear in JSON).
+ */
+public interface DocumentQuery<T> {
+
+    /**
+     * Keeps documents whose top-level JSON property {@code property} equals {@code value}.
+     *
+     * @throws IllegalArgumentException when {@code property} is not a plain identifier or {@code value} is null
+     */
+    DocumentQuery<T> where(String property, Object value);
+
+    /** Runs the query. */
+    List<T> toList();
+
+    /** Runs the query and counts the matches. */
+    long count();
+}

@@ -1,0 +1,24 @@
+package dev.ferret;
+
+/**
+ * A unit of work for one tenant: stores, deletes and event appends are buffered and written by
+ * {@link #saveChanges()} in one database transaction, or not at all.
+ */
+public interface DocumentSession extends QuerySession {
+
+    /** Buffers an insert-or-replace of each document, keyed by its id. */
+    void store(Object... documents);
+
+    /** Buffers the deletion of the document of {@code type} with {@code id}. */
+    void delete(Class<?> type, Object id);
+
+    /** The event operations of this unit of work. */
+    EventOperations events();
+
+    /**
+     * Writes everything buffered in one transaction and clears the buffer.
+     *
+     * @throws ConcurrencyException when an expected stream version did not hold; nothing was written
+     */
+    void saveChanges();
+}

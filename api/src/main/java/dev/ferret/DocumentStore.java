@@ -1,0 +1,28 @@
+package dev.ferret;
+
+/**
+ * The entry point: one per database (or tenant set), thread-safe, long-lived. Sessions are cheap and short-lived.
+ *
+ * <p>Closing the store releases the connection pool it created, if it created one; a {@code DataSource} handed
+ * in by the application is left open.
+ */
+public interface DocumentStore extends AutoCloseable {
+
+    /** Opens a read-only session for the default tenant. */
+    QuerySession querySession();
+
+    /** Opens a read-only session for {@code tenantId}. */
+    QuerySession querySession(String tenantId);
+
+    /** Opens a unit of work for the default tenant: changes are buffered until {@link DocumentSession#saveChanges()}. */
+    DocumentSession openSession();
+
+    /** Opens a unit of work for {@code tenantId}. */
+    DocumentSession openSession(String tenantId);
+
+    /** The database engine this store talks to, detected from connection metadata unless configured. */
+    DatabaseEngine engine();
+
+    @Override
+    void close();
+}

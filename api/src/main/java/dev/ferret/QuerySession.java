@@ -1,0 +1,32 @@
+package dev.ferret;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Reads documents and events for one tenant. Not thread-safe; open one per unit of work and close it.
+ */
+public interface QuerySession extends AutoCloseable {
+
+    /** The tenant every read and write of this session is confined to. */
+    String tenantId();
+
+    /** Loads the document of {@code type} with {@code id}, or empty when there is none. */
+    <T> Optional<T> load(Class<T> type, Object id);
+
+    /** Loads every document of {@code type} whose id is in {@code ids}; missing ids are left out. */
+    <T> List<T> loadMany(Class<T> type, Collection<?> ids);
+
+    /** Starts a query over all documents of {@code type} in this tenant. */
+    <T> DocumentQuery<T> query(Class<T> type);
+
+    /** Every event of {@code streamId}, in stream version order; empty when the stream does not exist. */
+    List<EventEnvelope> fetchStream(String streamId);
+
+    /** The stream's current version and metadata, or empty when it does not exist. */
+    Optional<StreamState> fetchStreamState(String streamId);
+
+    @Override
+    void close();
+}

@@ -1,0 +1,248 @@
+package dev.ferret;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/**
+ * Everything a {@link DocumentStore} is built from. Mutable while configuring, then handed to the runtime, which
+ * copies what it needs. Every setter validates its argument and throws {@link ConfigurationException} naming the
+ * setting and the value it refused.
+ */
+public final class StoreOptions {
+
+    /** The tenant sessions belong to when none is named. */
+    public static final String DEFAULT_TENANT = "*DEFAULT*";
+
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
+
+    private DataSource dataSource;
+    private String connectionUrl;
+    private String username;
+    private String password;
+    private DatabaseEngine engine;
+    private String schema;
+    private String tablePrefix = "pc_";
+    private boolean applyAllDatabaseChangesOnStartup;
+    private JsonSerializer serializer;
+    private final Events events = new Events(this);
+    private final Documents documents = new Documents(this);
+
+    /** Uses an existing, ideally pooled, {@code DataSource}; it is not closed with the store. */
+    public StoreOptions dataSource(DataSource dataSource) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        return this;
+    }
+
+    /**
+     * Connects through a JDBC URL with a pool the store owns. Without a data source or a URL the store uses an
+     * embedded in-memory H2 database.
+     */
+    public StoreOptions connection(String jdbcUrl, String username, String password) {
+        if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:")) {
+            throw new ConfigurationException("connection url must start with 'jdbc:', was: " + redact(jdbcUrl));
+        }
+        this.connectionUrl = jdbcUrl;
+        this.username = username;
+        this.password = password;
+        return this;
+    }
+
+    /** Forces the dialect instead of detecting it from the connection's metadata. */
+    public StoreOptions engine(DatabaseEngine engine) {
+        this.engine = Objects.requireNonNull(engine, "engine");
+        return this;
+    }
+
+    /** The database schema all tables live in; default: the engine's default schema (dbo, public, PUBLIC). */
+    public StoreOptions schema(String schema) {
+        this.schema = requireIdentifier("schema", schema);
+        return this;
+    }
+
+    /** Prefix of every table name; default {@code pc_}. */
+    public StoreOptions tablePrefix(String tablePrefix) {
+        this.tablePrefix = requireIdentifier("tablePrefix", tablePrefix);
+        return this;
+    }
+
+    /**
+     * When true, the store creates every missing table, index and function at startup, serialized across nodes by
+     * a database lock. When false (the default) it only checks that they exist.
+     */
+    public StoreOptions applyAllDatabaseChangesOnStartup(boolean apply) {
+        this.applyAllDatabaseChangesOnStartup = apply;
+        return this;
+    }
+
+    /** Replaces the JSON-B based default serializer. */
+    public StoreOptions serializer(JsonSerializer serializer) {
+        this.serializer = Objects.requireNonNull(serializer, "serializer");
+        return this;
+    }
+
+    /** Event type registrations. */
+    public Events events() {
+        return events;
+    }
+
+    /** Document type registrations. */
+    public Documents documents() {
+        return documents;
+    }
+
+    public DataSource getDataSource() {
+        return dataSource;
+    }
+
+    public String getConnectionUrl() {
+        return connectionUrl;
+    }
+
+    public String getUsername() {
+        return username;
+    }
+
+    public String getPassword() {
+        return password;
+    }
+
+    public DatabaseEngine getEngine() {
+        return engine;
+    }
+
+    public String getSchema() {
+        return schema;
+    }
+
+    public String getTablePrefix() {
+        return tablePrefix;
+    }
+
+    public boolean isApplyAllDatabaseChangesOnStartup() {
+        return applyAllDatabaseChangesOnStartup;
+    }
+
+    public JsonSerializer getSerializer() {
+        return serializer;
+    }
+
+    /**
+     * Checks {@code value} is a plain SQL identifier (a letter or underscore, then letters, digits or
+     * underscores, at most 63 characters), because identifiers cannot be bound as parameters.
+     *
+     * @throws ConfigurationException naming {@code setting} and the value otherwise
+     */
+    public static String requireIdentifier(String setting, String value) {
+        if (value == null || !IDENTIFIER.matcher(value).matches()) {
+            throw new ConfigurationException(setting + " must be a plain identifier matching "
+                    + IDENTIFIER.pattern() + ", was: " + (value == null ? "null" : "'" + value + "'"));
+        }
+        return value;
+    }
+
+    /** {@code url} with any password it carries replaced by {@code ***}, for messages and logs. */
+    public static String redact(String url) {
+        return url == null ? "null" : url.replaceAll("(?i)(password|pwd)=[^;&]*", "$1=***");
+    }
+
+    /** Event types by stable alias. Unregistered types are registered on first append under their simple name. */
+    public static final class Events {
+
+        private final Map<String, Class<?>> byAlias = new LinkedHashMap<>();
+
+        private final StoreOptions owner;
+
+        private Events(StoreOptions owner) {
+            this.owner = owner;
+        }
+
+        /** Back to the options, for chaining. */
+        public StoreOptions and() {
+            return owner;
+        }
+
+        /** Registers {@code type} under its simple class name. */
+        public Events register(Class<?> type) {
+            return register(type, type.getSimpleName());
+        }
+
+        /** Registers {@code type} under {@code alias}, which is what is stored; renaming the class keeps it. */
+        public Events register(Class<?> type, String alias) {
+            Objects.requireNonNull(type, "type");
+            if (alias == null || alias.isBlank() || alias.length() > 250) {
+                throw new ConfigurationException("event alias for " + type.getName()
+                        + " must be 1-250 characters, was: " + (alias == null ? "null" : "'" + alias + "'"));
+            }
+            Class<?> previous = byAlias.get(alias);
+            if (previous != null && previous != type) {
+                throw new ConfigurationException("event alias '" + alias + "' is already registered for "
+                        + previous.getName() + "; cannot register it for " + type.getName());
+            }
+            byAlias.put(alias, type);
+            return this;
+        }
+
+        public Map<String, Class<?>> byAlias() {
+            return Collections.unmodifiableMap(byAlias);
+        }
+    }
+
+    /** Document types, each stored in its own table {@code <prefix>doc_<name>}. */
+    public static final class Documents {
+
+        private final List<DocumentType<?>> types = new ArrayList<>();
+
+        private final StoreOptions owner;
+
+        private Documents(StoreOptions owner) {
+            this.owner = owner;
+        }
+
+        /** Back to the options, for chaining. */
+        public StoreOptions and() {
+            return owner;
+        }
+
+        /**
+         * Registers {@code type}, stored under its lower-cased simple name, its id read from a record component,
+         * field or getter named {@code id}.
+         */
+        public Documents register(Class<?> type) {
+            String name = type.getSimpleName().toLowerCase(java.util.Locale.ROOT);
+            return add(new DocumentType<>(type, requireIdentifier("document name of " + type.getName(), name), null));
+        }
+
+        /** Registers {@code type} under {@code name} (a plain identifier) with an explicit id accessor. */
+        public <T> Documents register(Class<T> type, String name, Function<T, ?> id) {
+            return add(new DocumentType<>(type, requireIdentifier("document name of " + type.getName(), name),
+                    Objects.requireNonNull(id, "id")));
+        }
+
+        private Documents add(DocumentType<?> type) {
+            types.removeIf(t -> t.type() == type.type());
+            types.add(type);
+            return this;
+        }
+
+        public List<DocumentType<?>> types() {
+            return Collections.unmodifiableList(types);
+        }
+    }
+
+    /**
+     * A registered document type.
+     *
+     * @param type the Java type
+     * @param name the storage name (table {@code <prefix>doc_<name>})
+     * @param id   reads a document's id, or null to find an {@code id} member
+     */
+    public record DocumentType<T>(Class<T> type, String name, Function<T, ?> id) {
+    }
+}

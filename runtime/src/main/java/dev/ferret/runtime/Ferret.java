@@ -1,0 +1,118 @@
+package dev.ferret.runtime;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
+import dev.ferret.DatabaseEngine;
+import dev.ferret.DatabaseException;
+import dev.ferret.DocumentStore;
+import dev.ferret.StoreOptions;
+import dev.ferret.runtime.dialect.Dialects;
+import java.lang.reflect.Method;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+
+/** Builds {@link DocumentStore}s in plain Java SE. */
+public final class Ferret {
+
+    /** The embedded database used when neither a data source nor a URL is configured. */
+    public static final String DEFAULT_H2_URL = "jdbc:h2:mem:ferret;DB_CLOSE_DELAY=-1";
+
+    private Ferret() {
+    }
+
+    /** Configures and builds a store. */
+    public static DocumentStore createStore(Consumer<StoreOptions> configure) {
+        StoreOptions options = new StoreOptions();
+        configure.accept(options);
+        return createStore(options);
+    }
+
+    /**
+     * Builds a store: connects, detects the engine, then applies or verifies the schema.
+     *
+     * @throws DatabaseException naming the URL (without password) when the database cannot be reached
+     */
+    public static DocumentStore createStore(StoreOptions options) {
+        return createStore(options, Clock.systemUTC());
+    }
+
+    static FerretDocumentStore createStore(StoreOptions options, Clock clock) {
+        HikariDataSource ownedPool = null;
+        DataSource dataSource = options.getDataSource();
+        String description;
+        if (dataSource == null) {
+            String url = options.getConnectionUrl() == null ? DEFAULT_H2_URL : options.getConnectionUrl();
+            description = StoreOptions.redact(url);
+            ownedPool = openPool(url, options.getUsername(), options.getPassword(), description);
+            dataSource = ownedPool;
+        } else {
+            description = describe(dataSource);
+        }
+        try {
+            DatabaseEngine engine = options.getEngine() != null ? options.getEngine() : detect(dataSource, description);
+            return new FerretDocumentStore(options, dataSource, ownedPool, Dialects.of(engine), clock);
+        } catch (RuntimeException e) {
+            if (ownedPool != null) {
+                ownedPool.close();
+            }
+            throw e;
+        }
+    }
+
+    private static HikariDataSource openPool(String url, String username, String password, String description) {
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("ferret");
+        config.setJdbcUrl(url);
+        config.setUsername(username);
+        config.setPassword(password);
+        try {
+            return new HikariDataSource(config);
+        } catch (HikariPool.PoolInitializationException | IllegalArgumentException | IllegalStateException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new DatabaseException("cannot connect to " + description + " (" + engineHint(description) + "): "
+                    + cause.getMessage(), e);
+        }
+    }
+
+    private static DatabaseEngine detect(DataSource dataSource, String description) {
+        try (Connection connection = dataSource.getConnection()) {
+            return Dialects.detect(connection.getMetaData());
+        } catch (SQLException e) {
+            throw new DatabaseException("cannot connect to " + description + " (" + engineHint(description) + "): "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** The data source's URL where it exposes one (without password), else its class. */
+    static String describe(DataSource dataSource) {
+        for (String getter : new String[] {"getJdbcUrl", "getUrl", "getURL"}) {
+            try {
+                Method method = dataSource.getClass().getMethod(getter);
+                Object url = method.invoke(dataSource);
+                if (url != null) {
+                    return StoreOptions.redact(url.toString());
+                }
+            } catch (ReflectiveOperationException | RuntimeException ignored) {
+                // not this shape of data source
+            }
+        }
+        return "data source " + dataSource.getClass().getName();
+    }
+
+    private static String engineHint(String description) {
+        if (description.contains("jdbc:sqlserver:")) {
+            return "SQL Server";
+        }
+        if (description.contains("jdbc:postgresql:")) {
+            return "PostgreSQL";
+        }
+        if (description.contains("jdbc:h2:")) {
+            return "H2";
+        }
+        return "engine unknown until connected";
+    }
+}

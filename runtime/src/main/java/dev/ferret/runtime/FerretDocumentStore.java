@@ -1,0 +1,175 @@
+package dev.ferret.runtime;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ferret.DatabaseEngine;
+import dev.ferret.DocumentSession;
+import dev.ferret.DocumentStore;
+import dev.ferret.FerretException;
+import dev.ferret.JsonSerializer;
+import dev.ferret.QuerySession;
+import dev.ferret.StoreOptions;
+import dev.ferret.runtime.dialect.Dialect;
+import dev.ferret.runtime.dialect.EventSql;
+import dev.ferret.runtime.dialect.SchemaObject;
+import dev.ferret.runtime.dialect.SchemaSql;
+import dev.ferret.runtime.dialect.TableNames;
+import dev.ferret.runtime.documents.DocumentMapping;
+import dev.ferret.runtime.events.EventTypes;
+import dev.ferret.runtime.json.JsonbSerializer;
+import dev.ferret.runtime.schema.SchemaMigrator;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The SE store. Immutable after construction: everything sessions need (statements, mappings, serializer) is
+ * rendered here once and shared; sessions only add their own buffers.
+ */
+public final class FerretDocumentStore implements DocumentStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FerretDocumentStore.class);
+    private static final Duration MIGRATION_LOCK_TIMEOUT = Duration.ofSeconds(60);
+
+    private final DataSource dataSource;
+    private final HikariDataSource ownedPool;
+    private final Dialect dialect;
+    private final TableNames names;
+    private final EventSql eventSql;
+    private final Map<Class<?>, DocumentMapping<?>> documents;
+    private final EventTypes eventTypes;
+    private final JsonSerializer serializer;
+    private final boolean ownsSerializer;
+    private final Clock clock;
+    private final List<String> createdAtStartup;
+
+    FerretDocumentStore(StoreOptions options, DataSource dataSource, HikariDataSource ownedPool, Dialect dialect,
+                        Clock clock) {
+        this.dataSource = dataSource;
+        this.ownedPool = ownedPool;
+        this.dialect = dialect;
+        this.clock = clock;
+        this.names = new TableNames(options.getSchema() != null ? options.getSchema() : dialect.defaultSchema(),
+                options.getTablePrefix());
+        this.eventSql = dialect.eventSql(names);
+        Map<Class<?>, DocumentMapping<?>> mappings = new LinkedHashMap<>();
+        for (StoreOptions.DocumentType<?> type : options.documents().types()) {
+            mappings.put(type.type(), DocumentMapping.of(type, dialect, names));
+        }
+        this.documents = Map.copyOf(mappings);
+        this.eventTypes = new EventTypes(options.events().byAlias());
+        this.ownsSerializer = options.getSerializer() == null;
+        this.serializer = ownsSerializer ? new JsonbSerializer() : options.getSerializer();
+
+        SchemaSql schemaSql = dialect.schemaSql(names);
+        List<SchemaObject> wanted = new ArrayList<>(schemaSql.objects());
+        mappings.values().forEach(mapping -> wanted.add(mapping.table()));
+        SchemaMigrator migrator = new SchemaMigrator(dataSource, dialect, names.schema(), schemaSql.createSchema(),
+                wanted, MIGRATION_LOCK_TIMEOUT);
+        if (options.isApplyAllDatabaseChangesOnStartup()) {
+            this.createdAtStartup = migrator.apply();
+        } else {
+            migrator.verify();
+            this.createdAtStartup = List.of();
+        }
+        LOG.info("Ferret store on {} (schema {}, prefix {}) with {} document types", dialect.engine(),
+                names.schema(), names.prefix(), documents.size());
+    }
+
+    @Override
+    public QuerySession querySession() {
+        return querySession(StoreOptions.DEFAULT_TENANT);
+    }
+
+    @Override
+    public QuerySession querySession(String tenantId) {
+        return new FerretQuerySession(this, requireTenant(tenantId));
+    }
+
+    @Override
+    public DocumentSession openSession() {
+        return openSession(StoreOptions.DEFAULT_TENANT);
+    }
+
+    @Override
+    public DocumentSession openSession(String tenantId) {
+        return new FerretDocumentSession(this, requireTenant(tenantId));
+    }
+
+    @Override
+    public DatabaseEngine engine() {
+        return dialect.engine();
+    }
+
+    /** What schema apply created when this store started; empty when everything already existed. */
+    public List<String> createdAtStartup() {
+        return createdAtStartup;
+    }
+
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    public TableNames names() {
+        return names;
+    }
+
+    EventSql eventSql() {
+        return eventSql;
+    }
+
+    EventTypes eventTypes() {
+        return eventTypes;
+    }
+
+    JsonSerializer serializer() {
+        return serializer;
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    @SuppressWarnings("unchecked")
+    <T> DocumentMapping<T> mapping(Class<T> type) {
+        Objects.requireNonNull(type, "document type");
+        DocumentMapping<?> mapping = documents.get(type);
+        if (mapping == null) {
+            throw new FerretException("document type " + type.getName()
+                    + " is not registered; add options.documents().register(" + type.getSimpleName() + ".class)");
+        }
+        return (DocumentMapping<T>) mapping;
+    }
+
+    private static String requireTenant(String tenantId) {
+        if (tenantId == null || tenantId.isBlank() || tenantId.length() > 100) {
+            throw new IllegalArgumentException("tenant id must be 1-100 characters, was: "
+                    + (tenantId == null ? "null" : "'" + tenantId + "'"));
+        }
+        return tenantId;
+    }
+
+    @Override
+    public void close() {
+        if (ownsSerializer && serializer instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                LOG.warn("Closing the JSON serializer failed", e);
+            }
+        }
+        if (ownedPool != null) {
+            ownedPool.close();
+        }
+    }
+}

@@ -1,0 +1,162 @@
+package dev.ferret.runtime;
+
+import dev.ferret.DatabaseException;
+import dev.ferret.DocumentQuery;
+import dev.ferret.EventEnvelope;
+import dev.ferret.QuerySession;
+import dev.ferret.StreamState;
+import dev.ferret.runtime.documents.DocumentMapping;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+
+/** Reads for one tenant. Each read borrows a connection for its own duration only. */
+class FerretQuerySession implements QuerySession {
+
+    final FerretDocumentStore store;
+    final String tenantId;
+    private boolean closed;
+
+    FerretQuerySession(FerretDocumentStore store, String tenantId) {
+        this.store = store;
+        this.tenantId = tenantId;
+    }
+
+    @Override
+    public String tenantId() {
+        return tenantId;
+    }
+
+    @Override
+    public <T> Optional<T> load(Class<T> type, Object id) {
+        ensureOpen();
+        DocumentMapping<T> mapping = store.mapping(type);
+        String key = mapping.idFrom(id);
+        try (Connection c = store.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(mapping.sql().load())) {
+            ps.setString(1, tenantId);
+            ps.setString(2, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(store.serializer().fromJson(rs.getString(1), type)) : Optional.empty();
+            }
+        } catch (SQLException e) {
+            throw failure("loading " + type.getSimpleName() + " " + key, e);
+        }
+    }
+
+    @Override
+    public <T> List<T> loadMany(Class<T> type, Collection<?> ids) {
+        ensureOpen();
+        Objects.requireNonNull(ids, "ids");
+        DocumentMapping<T> mapping = store.mapping(type);
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        List<String> keys = new ArrayList<>(ids.size());
+        ids.forEach(id -> keys.add(mapping.idFrom(id)));
+        try (Connection c = store.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(mapping.sql().loadMany())) {
+            ps.setString(1, tenantId);
+            store.dialect().bindIds(c, ps, 2, keys);
+            return readDocuments(ps, type);
+        } catch (SQLException e) {
+            throw failure("loading " + keys.size() + " " + type.getSimpleName() + " documents", e);
+        }
+    }
+
+    @Override
+    public <T> DocumentQuery<T> query(Class<T> type) {
+        ensureOpen();
+        return new FerretDocumentQuery<>(this, store.mapping(type));
+    }
+
+    <T> List<T> readDocuments(PreparedStatement ps, Class<T> type) throws SQLException {
+        List<T> documents = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                documents.add(store.serializer().fromJson(rs.getString(1), type));
+            }
+        }
+        return documents;
+    }
+
+    @Override
+    public List<EventEnvelope> fetchStream(String streamId) {
+        ensureOpen();
+        requireStreamId(streamId);
+        try (Connection c = store.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(store.eventSql().selectStreamEvents())) {
+            ps.setString(1, tenantId);
+            ps.setString(2, streamId);
+            List<EventEnvelope> events = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    events.add(readEvent(rs));
+                }
+            }
+            return events;
+        } catch (SQLException e) {
+            throw failure("fetching stream " + streamId, e);
+        }
+    }
+
+    /** Reads a row of (seq_id, id, stream_id, version, type, data, timestamp, tenant_id). */
+    EventEnvelope readEvent(ResultSet rs) throws SQLException {
+        long sequence = rs.getLong(1);
+        String alias = rs.getString(5);
+        Class<?> type = store.eventTypes().typeOf(alias, sequence);
+        return new EventEnvelope(sequence, UUID.fromString(rs.getString(2)), rs.getString(3), rs.getLong(4), alias,
+                rs.getObject(7, OffsetDateTime.class), rs.getString(8), store.serializer().fromJson(rs.getString(6), type));
+    }
+
+    @Override
+    public Optional<StreamState> fetchStreamState(String streamId) {
+        ensureOpen();
+        requireStreamId(streamId);
+        try (Connection c = store.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(store.eventSql().selectStream())) {
+            ps.setString(1, tenantId);
+            ps.setString(2, streamId);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                return Optional.of(new StreamState(streamId, rs.getLong(1), rs.getString(2),
+                        rs.getObject(3, OffsetDateTime.class), tenantId));
+            }
+        } catch (SQLException e) {
+            throw failure("fetching the state of stream " + streamId, e);
+        }
+    }
+
+    static void requireStreamId(String streamId) {
+        if (streamId == null || streamId.isBlank() || streamId.length() > 250) {
+            throw new IllegalArgumentException("stream id must be 1-250 characters, was: "
+                    + (streamId == null ? "null" : "'" + streamId + "'"));
+        }
+    }
+
+    DatabaseException failure(String doing, SQLException e) {
+        return new DatabaseException(doing + " failed on " + store.engine() + " (SQLState " + e.getSQLState()
+                + ", code " + e.getErrorCode() + "): " + e.getMessage(), e);
+    }
+
+    void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("session is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+    }
+}

@@ -1,0 +1,30 @@
+package dev.ferret.runtime.dialect;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * Maps a lock name to the 64-bit key PostgreSQL advisory locks take: the first eight bytes, big-endian, of the
+ * SHA-256 of the name's UTF-8 bytes. Stable across JVMs and releases, so every node computes the same key.
+ */
+public final class AdvisoryLockKeys {
+
+    private AdvisoryLockKeys() {
+    }
+
+    public static long keyOf(String lockName) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(lockName.getBytes(StandardCharsets.UTF_8));
+            return ByteBuffer.wrap(digest, 0, Long.BYTES).getLong();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+        }
+    }
+
+    /** The name of the lock that serializes schema migration of one schema. */
+    public static String migrationLockName(String schema) {
+        return "ferret:migration:" + schema.toLowerCase(java.util.Locale.ROOT);
+    }
+}

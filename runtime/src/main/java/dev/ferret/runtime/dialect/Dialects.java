@@ -1,0 +1,39 @@
+package dev.ferret.runtime.dialect;
+
+import dev.ferret.ConfigurationException;
+import dev.ferret.DatabaseEngine;
+import dev.ferret.runtime.dialect.h2.H2Dialect;
+import dev.ferret.runtime.dialect.postgresql.PostgresDialect;
+import dev.ferret.runtime.dialect.sqlserver.SqlServerDialect;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+
+/** Picks the dialect for an engine, or detects the engine from connection metadata. */
+public final class Dialects {
+
+    private Dialects() {
+    }
+
+    public static Dialect of(DatabaseEngine engine) {
+        return switch (engine) {
+            case SQL_SERVER -> new SqlServerDialect();
+            case POSTGRESQL -> new PostgresDialect();
+            case H2 -> new H2Dialect();
+        };
+    }
+
+    public static DatabaseEngine detect(DatabaseMetaData metaData) throws SQLException {
+        String product = metaData.getDatabaseProductName();
+        if (product.startsWith("Microsoft SQL Server")) {
+            return DatabaseEngine.SQL_SERVER;
+        }
+        if (product.equals("PostgreSQL")) {
+            return DatabaseEngine.POSTGRESQL;
+        }
+        if (product.equals("H2")) {
+            return DatabaseEngine.H2;
+        }
+        throw new ConfigurationException("database '" + product + "' at " + metaData.getURL()
+                + " is not supported; Ferret runs on SQL Server, PostgreSQL and H2");
+    }
+}

@@ -1,0 +1,15 @@
+package dev.ferret.runtime.dialect;
+
+/**
+ * Every statement issued against one document table.
+ *
+ * @param upsert       (id, tenant_id, data, last_modified): insert, or replace and bump the version
+ * @param delete       (tenant_id, id)
+ * @param load         (tenant_id, id) -&gt; data
+ * @param loadMany     (tenant_id, ids as {@link Dialect#bindIds bound by the dialect}) -&gt; data
+ * @param selectAll    (tenant_id) -&gt; data; filters are appended as {@code AND} + {@link Dialect#propertyEquals(TableNames)}
+ * @param countAll     (tenant_id) -&gt; count; filters appended the same way
+ */
+public record DocumentSql(String upsert, String delete, String load, String loadMany, String selectAll,
+                          String countAll) {
+}

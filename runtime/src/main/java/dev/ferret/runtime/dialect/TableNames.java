@@ -1,0 +1,55 @@
+package dev.ferret.runtime.dialect;
+
+import dev.ferret.ConfigurationException;
+import dev.ferret.StoreOptions;
+
+/**
+ * The validated schema and prefix every table name is built from. Both parts are checked against a strict
+ * identifier pattern, so the names below are safe to place in SQL text.
+ */
+public record TableNames(String schema, String prefix) {
+
+    /** PostgreSQL's identifier limit; the strictest of the three engines. */
+    private static final int MAX_NAME_LENGTH = 63;
+
+    public TableNames {
+        StoreOptions.requireIdentifier("schema", schema);
+        StoreOptions.requireIdentifier("tablePrefix", prefix);
+    }
+
+    public String events() {
+        return qualified("events");
+    }
+
+    public String streams() {
+        return qualified("streams");
+    }
+
+    public String progression() {
+        return qualified("event_progression");
+    }
+
+    /** Unqualified name of a document table. */
+    public String documentTableName(String documentName) {
+        String table = prefix + "doc_" + documentName;
+        if (table.length() > MAX_NAME_LENGTH - 3) {
+            // leave room for the pk_ constraint built from the table name
+            throw new ConfigurationException("document table name '" + table + "' is longer than "
+                    + (MAX_NAME_LENGTH - 3) + " characters; shorten the tablePrefix or the document name");
+        }
+        return table;
+    }
+
+    public String document(String documentName) {
+        return schema + "." + documentTableName(documentName);
+    }
+
+    /** {@code local} with the prefix, unqualified: used for constraint and index names. */
+    public String local(String local) {
+        return prefix + local;
+    }
+
+    private String qualified(String local) {
+        return schema + "." + prefix + local;
+    }
+}

@@ -1,0 +1,214 @@
+package dev.ferret.runtime.dialect.sqlserver;
+
+import dev.ferret.DatabaseEngine;
+import dev.ferret.runtime.dialect.AdvisoryLockKeys;
+import dev.ferret.runtime.dialect.Dialect;
+import dev.ferret.runtime.dialect.DocumentSql;
+import dev.ferret.runtime.dialect.EventSql;
+import dev.ferret.runtime.dialect.SchemaObject;
+import dev.ferret.runtime.dialect.SchemaSql;
+import dev.ferret.runtime.dialect.TableNames;
+import java.sql.CallableStatement;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * SQL Server: {@code NVARCHAR(MAX)} JSON checked by {@code ISJSON}, {@code DATETIMEOFFSET}, {@code IDENTITY},
+ * {@code MERGE ... WITH (HOLDLOCK)} upserts, {@code OPENJSON} id lists and {@code sp_getapplock}.
+ */
+public final class SqlServerDialect implements Dialect {
+
+    /** Violation of a PRIMARY KEY or UNIQUE constraint, and of a unique index. */
+    private static final int PRIMARY_KEY_VIOLATION = 2627;
+    private static final int UNIQUE_INDEX_VIOLATION = 2601;
+
+    static final String MIGRATION_LOCK = "{? = call sp_getapplock(?, 'Exclusive', 'Transaction', ?)}";
+
+    @Override
+    public DatabaseEngine engine() {
+        return DatabaseEngine.SQL_SERVER;
+    }
+
+    @Override
+    public String defaultSchema() {
+        return "dbo";
+    }
+
+    @Override
+    public SchemaSql schemaSql(TableNames t) {
+        SchemaObject events = new SchemaObject(t.local("events"), List.of(
+                "IF OBJECT_ID(N'" + t.events() + "', N'U') IS NULL\n"
+                        + "CREATE TABLE " + t.events() + " (\n"
+                        + "  seq_id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT " + t.local("pk_events")
+                        + " PRIMARY KEY CLUSTERED,\n"
+                        + "  id UNIQUEIDENTIFIER NOT NULL,\n"
+                        + "  stream_id NVARCHAR(250) NOT NULL,\n"
+                        + "  version BIGINT NOT NULL,\n"
+                        + "  type NVARCHAR(250) NOT NULL,\n"
+                        + "  data NVARCHAR(MAX) NOT NULL CONSTRAINT " + t.local("ck_events_data")
+                        + " CHECK (ISJSON(data) = 1),\n"
+                        + "  timestamp DATETIMEOFFSET NOT NULL,\n"
+                        + "  tenant_id NVARCHAR(100) NOT NULL,\n"
+                        + "  CONSTRAINT " + t.local("uq_events_stream_version")
+                        + " UNIQUE (tenant_id, stream_id, version)\n"
+                        + ")"));
+        SchemaObject streams = new SchemaObject(t.local("streams"), List.of(
+                "IF OBJECT_ID(N'" + t.streams() + "', N'U') IS NULL\n"
+                        + "CREATE TABLE " + t.streams() + " (\n"
+                        + "  id NVARCHAR(250) NOT NULL,\n"
+                        + "  tenant_id NVARCHAR(100) NOT NULL,\n"
+                        + "  type NVARCHAR(250) NULL,\n"
+                        + "  version BIGINT NOT NULL,\n"
+                        + "  timestamp DATETIMEOFFSET NOT NULL,\n"
+                        + "  created DATETIMEOFFSET NOT NULL,\n"
+                        + "  CONSTRAINT " + t.local("pk_streams") + " PRIMARY KEY CLUSTERED (tenant_id, id)\n"
+                        + ")"));
+        SchemaObject progression = new SchemaObject(t.local("event_progression"), List.of(
+                "IF OBJECT_ID(N'" + t.progression() + "', N'U') IS NULL\n"
+                        + "CREATE TABLE " + t.progression() + " (\n"
+                        + "  name NVARCHAR(250) NOT NULL CONSTRAINT " + t.local("pk_event_progression")
+                        + " PRIMARY KEY CLUSTERED,\n"
+                        + "  last_seq_id BIGINT NOT NULL,\n"
+                        + "  last_updated DATETIMEOFFSET NOT NULL\n"
+                        + ")"));
+        // CREATE SCHEMA must be alone in its batch, hence EXEC
+        return new SchemaSql("IF SCHEMA_ID(N'" + t.schema() + "') IS NULL EXEC(N'CREATE SCHEMA " + t.schema() + "')",
+                MIGRATION_LOCK, List.of(events, streams, progression));
+    }
+
+    @Override
+    public SchemaObject documentTable(TableNames t, String documentName) {
+        String table = t.document(documentName);
+        return new SchemaObject(t.documentTableName(documentName), List.of(
+                "IF OBJECT_ID(N'" + table + "', N'U') IS NULL\n"
+                        + "CREATE TABLE " + table + " (\n"
+                        + "  id NVARCHAR(250) NOT NULL,\n"
+                        + "  tenant_id NVARCHAR(100) NOT NULL,\n"
+                        + "  data NVARCHAR(MAX) NOT NULL CONSTRAINT ck_" + t.documentTableName(documentName)
+                        + " CHECK (ISJSON(data) = 1),\n"
+                        + "  version BIGINT NOT NULL,\n"
+                        + "  last_modified DATETIMEOFFSET NOT NULL,\n"
+                        + "  CONSTRAINT pk_" + t.documentTableName(documentName)
+                        + " PRIMARY KEY CLUSTERED (tenant_id, id)\n"
+                        + ")"));
+    }
+
+    @Override
+    public EventSql eventSql(TableNames t) {
+        return new EventSql(
+                "INSERT INTO " + t.streams() + " (id, tenant_id, type, version, timestamp, created)"
+                        + " VALUES (?, ?, ?, ?, ?, ?)",
+                "MERGE " + t.streams() + " WITH (HOLDLOCK) AS target"
+                        + " USING (VALUES (?, ?, ?, ?, ?, ?)) AS source (id, tenant_id, type, version, timestamp, created)"
+                        + " ON target.tenant_id = source.tenant_id AND target.id = source.id"
+                        + " WHEN MATCHED THEN UPDATE"
+                        + " SET target.version = target.version + source.version, target.timestamp = source.timestamp"
+                        + " WHEN NOT MATCHED THEN INSERT (id, tenant_id, type, version, timestamp, created)"
+                        + " VALUES (source.id, source.tenant_id, source.type, source.version, source.timestamp,"
+                        + " source.created)"
+                        + " OUTPUT inserted.version;",
+                "UPDATE " + t.streams() + " SET version = ?, timestamp = ?"
+                        + " WHERE tenant_id = ? AND id = ? AND version = ?",
+                "SELECT version, type, timestamp FROM " + t.streams() + " WHERE tenant_id = ? AND id = ?",
+                "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
+                        + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version");
+    }
+
+    @Override
+    public DocumentSql documentSql(TableNames t, String documentName) {
+        String table = t.document(documentName);
+        return new DocumentSql(
+                "MERGE " + table + " WITH (HOLDLOCK) AS target"
+                        + " USING (VALUES (?, ?, ?, ?)) AS source (id, tenant_id, data, last_modified)"
+                        + " ON target.tenant_id = source.tenant_id AND target.id = source.id"
+                        + " WHEN MATCHED THEN UPDATE SET target.data = source.data,"
+                        + " target.version = target.version + 1, target.last_modified = source.last_modified"
+                        + " WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified)"
+                        + " VALUES (source.id, source.tenant_id, source.data, 1, source.last_modified);",
+                "DELETE FROM " + table + " WHERE tenant_id = ? AND id = ?",
+                "SELECT data FROM " + table + " WHERE tenant_id = ? AND id = ?",
+                "SELECT data FROM " + table + " WHERE tenant_id = ? AND id IN (SELECT value FROM OPENJSON(?))",
+                "SELECT data FROM " + table + " WHERE tenant_id = ?",
+                "SELECT COUNT_BIG(*) FROM " + table + " WHERE tenant_id = ?");
+    }
+
+    @Override
+    public String propertyEquals(TableNames names) {
+        return "JSON_VALUE(data, ?) = ?";
+    }
+
+    @Override
+    public String propertyArgument(String property) {
+        // property names are validated identifiers, so quoting them in the path is all the escaping needed
+        return "$.\"" + property + "\"";
+    }
+
+    @Override
+    public void bindIds(Connection connection, PreparedStatement statement, int index, List<String> ids)
+            throws SQLException {
+        statement.setString(index, jsonArrayOf(ids));
+    }
+
+    static String jsonArrayOf(List<String> values) {
+        StringBuilder json = new StringBuilder(values.size() * 40).append('[');
+        for (int i = 0; i < values.size(); i++) {
+            if (i > 0) {
+                json.append(',');
+            }
+            appendJsonString(json, values.get(i));
+        }
+        return json.append(']').toString();
+    }
+
+    private static void appendJsonString(StringBuilder json, String value) {
+        json.append('"');
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            switch (c) {
+                case '"' -> json.append("\\\"");
+                case '\\' -> json.append("\\\\");
+                default -> {
+                    if (c < 0x20) {
+                        json.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        json.append(c);
+                    }
+                }
+            }
+        }
+        json.append('"');
+    }
+
+    @Override
+    public void bindUuid(PreparedStatement statement, int index, java.util.UUID id) throws SQLException {
+        statement.setString(index, id.toString());
+    }
+
+    @Override
+    public boolean isUniqueViolation(SQLException e) {
+        return e.getErrorCode() == PRIMARY_KEY_VIOLATION || e.getErrorCode() == UNIQUE_INDEX_VIOLATION;
+    }
+
+    @Override
+    public MigrationLock lockForMigration(Connection connection, String schema, Duration timeout)
+            throws SQLException {
+        try (CallableStatement call = connection.prepareCall(MIGRATION_LOCK)) {
+            call.registerOutParameter(1, Types.INTEGER);
+            call.setString(2, AdvisoryLockKeys.migrationLockName(schema));
+            call.setInt(3, (int) Math.min(Integer.MAX_VALUE, Math.max(0, timeout.toMillis())));
+            call.execute();
+            int result = call.getInt(1);
+            if (result < 0) {
+                throw new SQLException("sp_getapplock on '" + AdvisoryLockKeys.migrationLockName(schema)
+                        + "' returned " + result + " (-1 timeout, -2 cancelled, -3 deadlock victim, -999 error)");
+            }
+        }
+        return MigrationLock.TRANSACTION_SCOPED;
+    }
+}

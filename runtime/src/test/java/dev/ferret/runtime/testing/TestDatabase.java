@@ -1,0 +1,139 @@
+package dev.ferret.runtime.testing;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ferret.DatabaseEngine;
+import dev.ferret.StoreOptions;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * The database a conformance test runs on, chosen by the system property {@code ferret.test.db} (h2, postgres,
+ * sqlserver) with {@code ferret.test.url}. Each instance owns a fresh schema (and, on H2, a fresh in-memory
+ * database) that {@link #close()} drops. A server that cannot be reached fails the test: nothing is skipped.
+ */
+public final class TestDatabase implements AutoCloseable {
+
+    private final DatabaseEngine engine;
+    private final String url;
+    private final String schema;
+    private final HikariDataSource dataSource;
+
+    private TestDatabase(DatabaseEngine engine, String url, String schema) {
+        this.engine = engine;
+        this.url = url;
+        this.schema = schema;
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(12);
+        config.setPoolName("test-" + schema);
+        this.dataSource = new HikariDataSource(config);
+    }
+
+    /** A fresh schema on the configured engine; {@code label} keeps names readable in the server's catalog. */
+    public static TestDatabase create(String label) {
+        String db = System.getProperty("ferret.test.db", "h2").toLowerCase(Locale.ROOT);
+        String unique = label.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "")
+                + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        if (unique.length() > 40) {
+            unique = unique.substring(unique.length() - 40);
+        }
+        String schema = "ft_" + unique;
+        return switch (db) {
+            case "h2" -> new TestDatabase(DatabaseEngine.H2, "jdbc:h2:mem:" + schema + ";DB_CLOSE_DELAY=-1", schema);
+            case "postgres", "postgresql" -> new TestDatabase(DatabaseEngine.POSTGRESQL, requireUrl(db), schema);
+            case "sqlserver" -> new TestDatabase(DatabaseEngine.SQL_SERVER, requireUrl(db), schema);
+            default -> throw new IllegalStateException("ferret.test.db must be h2, postgres or sqlserver, was: " + db);
+        };
+    }
+
+    private static String requireUrl(String db) {
+        String url = System.getProperty("ferret.test.url", "");
+        if (url.isBlank()) {
+            throw new IllegalStateException("ferret.test.db=" + db + " needs ferret.test.url (for SQL Server pass"
+                    + " -Dsqlserver.url=jdbc:sqlserver://...); refusing to skip the conformance suite");
+        }
+        return url;
+    }
+
+    public DatabaseEngine engine() {
+        return engine;
+    }
+
+    public String schema() {
+        return schema;
+    }
+
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /** Options pointing at this database and schema, applying the schema on startup. */
+    public StoreOptions options() {
+        return new StoreOptions().dataSource(dataSource).schema(schema).applyAllDatabaseChangesOnStartup(true);
+    }
+
+    /** Runs one statement outside any store, for setting up situations. */
+    public void execute(String sql) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    /** The first column of the first row of {@code sql}, as a long. */
+    public long queryLong(String sql) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    /** The table {@code local} (such as {@code pc_events}) qualified with this schema. */
+    public String table(String local) {
+        return schema + "." + local;
+    }
+
+    @Override
+    public void close() {
+        try {
+            switch (engine) {
+                case H2 -> execute("DROP ALL OBJECTS");
+                case POSTGRESQL -> execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+                case SQL_SERVER -> dropSqlServerSchema();
+            }
+        } finally {
+            dataSource.close();
+        }
+    }
+
+    private void dropSqlServerSchema() {
+        List<String> drops = new ArrayList<>();
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT name FROM sys.tables WHERE schema_id = SCHEMA_ID('" + schema + "')")) {
+            while (rs.next()) {
+                drops.add("DROP TABLE " + schema + "." + rs.getString(1));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("listing tables of " + schema, e);
+        }
+        drops.forEach(this::execute);
+        execute("IF SCHEMA_ID('" + schema + "') IS NOT NULL DROP SCHEMA " + schema);
+    }
+
+    @Override
+    public String toString() {
+        return engine + " " + StoreOptions.redact(url) + " schema " + schema;
+    }
+}
