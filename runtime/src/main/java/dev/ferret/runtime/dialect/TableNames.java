@@ -44,7 +44,12 @@ public record TableNames(String schema, String prefix) {
         return schema + "." + documentTableName(documentName);
     }
 
-    /** {@code local} with the prefix, unqualified: used for constraint and index names. */
+    /** A constraint name, {@code <kind>_<prefix><local>}: unique per schema, as PostgreSQL and SQL Server need. */
+    public String constraint(String kind, String local) {
+        return kind + "_" + prefix + local;
+    }
+
+    /** {@code local} with the prefix, unqualified: the name of a table or function in the catalog. */
     public String local(String local) {
         return prefix + local;
     }

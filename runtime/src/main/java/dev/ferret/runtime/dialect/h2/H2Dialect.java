@@ -68,7 +68,7 @@ public final class H2Dialect implements Dialect {
                         + "  data JSON NOT NULL,\n"
                         + "  timestamp TIMESTAMP WITH TIME ZONE NOT NULL,\n"
                         + "  tenant_id VARCHAR(100) NOT NULL,\n"
-                        + "  CONSTRAINT " + t.local("events_stream_version") + " UNIQUE (tenant_id, stream_id, version)\n"
+                        + "  CONSTRAINT " + t.constraint("uq", "events_stream_version") + " UNIQUE (tenant_id, stream_id, version)\n"
                         + ")"));
         SchemaObject streams = new SchemaObject(t.local("streams"), List.of(
                 "CREATE TABLE IF NOT EXISTS " + t.streams() + " (\n"
@@ -89,7 +89,7 @@ public final class H2Dialect implements Dialect {
         SchemaObject jsonText = new SchemaObject(t.local("json_text"), List.of(
                 "CREATE ALIAS IF NOT EXISTS " + jsonTextFunction(t) + " DETERMINISTIC FOR '"
                         + H2JsonFunctions.class.getName() + ".text'"));
-        return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(), "(JVM lock per database and schema)",
+        return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(), "", "",
                 List.of(events, streams, progression, jsonText));
     }
 

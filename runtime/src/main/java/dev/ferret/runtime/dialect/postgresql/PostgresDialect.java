@@ -43,7 +43,7 @@ public final class PostgresDialect implements Dialect {
                         + "  data jsonb NOT NULL,\n"
                         + "  timestamp timestamptz NOT NULL,\n"
                         + "  tenant_id varchar(100) NOT NULL,\n"
-                        + "  CONSTRAINT " + t.local("events_stream_version") + " UNIQUE (tenant_id, stream_id, version)\n"
+                        + "  CONSTRAINT " + t.constraint("uq", "events_stream_version") + " UNIQUE (tenant_id, stream_id, version)\n"
                         + ")"));
         SchemaObject streams = new SchemaObject(t.local("streams"), List.of(
                 "CREATE TABLE IF NOT EXISTS " + t.streams() + " (\n"
@@ -62,7 +62,7 @@ public final class PostgresDialect implements Dialect {
                         + "  last_updated timestamptz NOT NULL\n"
                         + ")"));
         return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(),
-                MIGRATION_LOCK, List.of(events, streams, progression));
+                MIGRATION_LOCK, "", List.of(events, streams, progression));
     }
 
     @Override

@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
 import java.util.List;
+import org.slf4j.LoggerFactory;
 
 /**
  * SQL Server: {@code NVARCHAR(MAX)} JSON checked by {@code ISJSON}, {@code DATETIMEOFFSET}, {@code IDENTITY},
@@ -26,7 +27,13 @@ public final class SqlServerDialect implements Dialect {
     private static final int PRIMARY_KEY_VIOLATION = 2627;
     private static final int UNIQUE_INDEX_VIOLATION = 2601;
 
-    static final String MIGRATION_LOCK = "{? = call sp_getapplock(?, 'Exclusive', 'Transaction', ?)}";
+    /*
+     * Session-owned rather than transaction-owned: under the driver's implicit transactions an EXEC opens no
+     * transaction, and a transaction-owned applock outside one fails. A pooled connection keeps its session, so the
+     * lock is always released explicitly.
+     */
+    static final String MIGRATION_LOCK = "{? = call sp_getapplock(?, 'Exclusive', 'Session', ?)}";
+    static final String MIGRATION_UNLOCK = "{? = call sp_releaseapplock(?, 'Session')}";
 
     @Override
     public DatabaseEngine engine() {
@@ -43,17 +50,17 @@ public final class SqlServerDialect implements Dialect {
         SchemaObject events = new SchemaObject(t.local("events"), List.of(
                 "IF OBJECT_ID(N'" + t.events() + "', N'U') IS NULL\n"
                         + "CREATE TABLE " + t.events() + " (\n"
-                        + "  seq_id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT " + t.local("pk_events")
+                        + "  seq_id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT " + t.constraint("pk", "events")
                         + " PRIMARY KEY CLUSTERED,\n"
                         + "  id UNIQUEIDENTIFIER NOT NULL,\n"
                         + "  stream_id NVARCHAR(250) NOT NULL,\n"
                         + "  version BIGINT NOT NULL,\n"
                         + "  type NVARCHAR(250) NOT NULL,\n"
-                        + "  data NVARCHAR(MAX) NOT NULL CONSTRAINT " + t.local("ck_events_data")
+                        + "  data NVARCHAR(MAX) NOT NULL CONSTRAINT " + t.constraint("ck", "events_data")
                         + " CHECK (ISJSON(data) = 1),\n"
                         + "  timestamp DATETIMEOFFSET NOT NULL,\n"
                         + "  tenant_id NVARCHAR(100) NOT NULL,\n"
-                        + "  CONSTRAINT " + t.local("uq_events_stream_version")
+                        + "  CONSTRAINT " + t.constraint("uq", "events_stream_version")
                         + " UNIQUE (tenant_id, stream_id, version)\n"
                         + ")"));
         SchemaObject streams = new SchemaObject(t.local("streams"), List.of(
@@ -65,19 +72,19 @@ public final class SqlServerDialect implements Dialect {
                         + "  version BIGINT NOT NULL,\n"
                         + "  timestamp DATETIMEOFFSET NOT NULL,\n"
                         + "  created DATETIMEOFFSET NOT NULL,\n"
-                        + "  CONSTRAINT " + t.local("pk_streams") + " PRIMARY KEY CLUSTERED (tenant_id, id)\n"
+                        + "  CONSTRAINT " + t.constraint("pk", "streams") + " PRIMARY KEY CLUSTERED (tenant_id, id)\n"
                         + ")"));
         SchemaObject progression = new SchemaObject(t.local("event_progression"), List.of(
                 "IF OBJECT_ID(N'" + t.progression() + "', N'U') IS NULL\n"
                         + "CREATE TABLE " + t.progression() + " (\n"
-                        + "  name NVARCHAR(250) NOT NULL CONSTRAINT " + t.local("pk_event_progression")
+                        + "  name NVARCHAR(250) NOT NULL CONSTRAINT " + t.constraint("pk", "event_progression")
                         + " PRIMARY KEY CLUSTERED,\n"
                         + "  last_seq_id BIGINT NOT NULL,\n"
                         + "  last_updated DATETIMEOFFSET NOT NULL\n"
                         + ")"));
         // CREATE SCHEMA must be alone in its batch, hence EXEC
         return new SchemaSql("IF SCHEMA_ID(N'" + t.schema() + "') IS NULL EXEC(N'CREATE SCHEMA " + t.schema() + "')",
-                MIGRATION_LOCK, List.of(events, streams, progression));
+                MIGRATION_LOCK, MIGRATION_UNLOCK, List.of(events, streams, progression));
     }
 
     @Override
@@ -88,11 +95,11 @@ public final class SqlServerDialect implements Dialect {
                         + "CREATE TABLE " + table + " (\n"
                         + "  id NVARCHAR(250) NOT NULL,\n"
                         + "  tenant_id NVARCHAR(100) NOT NULL,\n"
-                        + "  data NVARCHAR(MAX) NOT NULL CONSTRAINT ck_" + t.documentTableName(documentName)
+                        + "  data NVARCHAR(MAX) NOT NULL CONSTRAINT " + t.constraint("ck", "doc_" + documentName)
                         + " CHECK (ISJSON(data) = 1),\n"
                         + "  version BIGINT NOT NULL,\n"
                         + "  last_modified DATETIMEOFFSET NOT NULL,\n"
-                        + "  CONSTRAINT pk_" + t.documentTableName(documentName)
+                        + "  CONSTRAINT " + t.constraint("pk", "doc_" + documentName)
                         + " PRIMARY KEY CLUSTERED (tenant_id, id)\n"
                         + ")"));
     }
@@ -133,7 +140,8 @@ public final class SqlServerDialect implements Dialect {
                         + " VALUES (source.id, source.tenant_id, source.data, 1, source.last_modified);",
                 "DELETE FROM " + table + " WHERE tenant_id = ? AND id = ?",
                 "SELECT data FROM " + table + " WHERE tenant_id = ? AND id = ?",
-                "SELECT data FROM " + table + " WHERE tenant_id = ? AND id IN (SELECT value FROM OPENJSON(?))",
+                "SELECT data FROM " + table
+                        + " WHERE tenant_id = ? AND id IN (SELECT CAST(value AS NVARCHAR(250)) FROM OPENJSON(?))",
                 "SELECT data FROM " + table + " WHERE tenant_id = ?",
                 "SELECT COUNT_BIG(*) FROM " + table + " WHERE tenant_id = ?");
     }
@@ -198,17 +206,27 @@ public final class SqlServerDialect implements Dialect {
     @Override
     public MigrationLock lockForMigration(Connection connection, String schema, Duration timeout)
             throws SQLException {
+        String resource = AdvisoryLockKeys.migrationLockName(schema);
         try (CallableStatement call = connection.prepareCall(MIGRATION_LOCK)) {
             call.registerOutParameter(1, Types.INTEGER);
-            call.setString(2, AdvisoryLockKeys.migrationLockName(schema));
+            call.setString(2, resource);
             call.setInt(3, (int) Math.min(Integer.MAX_VALUE, Math.max(0, timeout.toMillis())));
             call.execute();
             int result = call.getInt(1);
             if (result < 0) {
-                throw new SQLException("sp_getapplock on '" + AdvisoryLockKeys.migrationLockName(schema)
-                        + "' returned " + result + " (-1 timeout, -2 cancelled, -3 deadlock victim, -999 error)");
+                throw new SQLException("sp_getapplock on '" + resource + "' returned " + result
+                        + " (-1 timeout, -2 cancelled, -3 deadlock victim, -999 error)");
             }
         }
-        return MigrationLock.TRANSACTION_SCOPED;
+        return () -> {
+            try (CallableStatement call = connection.prepareCall(MIGRATION_UNLOCK)) {
+                call.registerOutParameter(1, Types.INTEGER);
+                call.setString(2, resource);
+                call.execute();
+            } catch (SQLException e) {
+                // a broken connection has lost its session, and the lock with it
+                LoggerFactory.getLogger(SqlServerDialect.class).warn("Releasing applock {} failed", resource, e);
+            }
+        };
     }
 }

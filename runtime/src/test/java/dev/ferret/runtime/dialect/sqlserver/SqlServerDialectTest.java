@@ -1,0 +1,38 @@
+package dev.ferret.runtime.dialect.sqlserver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.SQLException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SqlServerDialectTest {
+
+    private final SqlServerDialect dialect = new SqlServerDialect();
+
+    @Test
+    void idListsBecomeJsonArraysForOpenJson() {
+        assertThat(SqlServerDialect.jsonArrayOf(List.of("a", "b\"c", "d\\e", "f\ng")))
+                .isEqualTo("[\"a\",\"b\\\"c\",\"d\\\\e\",\"f\\u000ag\"]");
+        assertThat(SqlServerDialect.jsonArrayOf(List.of())).isEqualTo("[]");
+    }
+
+    @Test
+    void propertiesAreAddressedByAQuotedJsonPath() {
+        assertThat(dialect.propertyArgument("status")).isEqualTo("$.\"status\"");
+    }
+
+    @Test
+    void duplicateKeyErrorsAreRecognisedByNumber() {
+        assertThat(dialect.isUniqueViolation(new SQLException("pk", "23000", 2627))).isTrue();
+        assertThat(dialect.isUniqueViolation(new SQLException("ix", "23000", 2601))).isTrue();
+        assertThat(dialect.isUniqueViolation(new SQLException("deadlock", "40001", 1205))).isFalse();
+    }
+
+    @Test
+    void theMigrationLockIsASessionApplockTakenAndReleasedThroughCallSyntax() {
+        assertThat(SqlServerDialect.MIGRATION_LOCK)
+                .isEqualTo("{? = call sp_getapplock(?, 'Exclusive', 'Session', ?)}");
+        assertThat(SqlServerDialect.MIGRATION_UNLOCK).isEqualTo("{? = call sp_releaseapplock(?, 'Session')}");
+    }
+}

@@ -1,0 +1,96 @@
+-- schema.createSchema
+IF SCHEMA_ID(N'dbo') IS NULL EXEC(N'CREATE SCHEMA dbo')
+
+-- schema.migrationLock
+{? = call sp_getapplock(?, 'Exclusive', 'Session', ?)}
+
+-- schema.migrationUnlock
+{? = call sp_releaseapplock(?, 'Session')}
+
+-- schema.pc_events
+IF OBJECT_ID(N'dbo.pc_events', N'U') IS NULL
+CREATE TABLE dbo.pc_events (
+  seq_id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT pk_pc_events PRIMARY KEY CLUSTERED,
+  id UNIQUEIDENTIFIER NOT NULL,
+  stream_id NVARCHAR(250) NOT NULL,
+  version BIGINT NOT NULL,
+  type NVARCHAR(250) NOT NULL,
+  data NVARCHAR(MAX) NOT NULL CONSTRAINT ck_pc_events_data CHECK (ISJSON(data) = 1),
+  timestamp DATETIMEOFFSET NOT NULL,
+  tenant_id NVARCHAR(100) NOT NULL,
+  CONSTRAINT uq_pc_events_stream_version UNIQUE (tenant_id, stream_id, version)
+)
+
+-- schema.pc_streams
+IF OBJECT_ID(N'dbo.pc_streams', N'U') IS NULL
+CREATE TABLE dbo.pc_streams (
+  id NVARCHAR(250) NOT NULL,
+  tenant_id NVARCHAR(100) NOT NULL,
+  type NVARCHAR(250) NULL,
+  version BIGINT NOT NULL,
+  timestamp DATETIMEOFFSET NOT NULL,
+  created DATETIMEOFFSET NOT NULL,
+  CONSTRAINT pk_pc_streams PRIMARY KEY CLUSTERED (tenant_id, id)
+)
+
+-- schema.pc_event_progression
+IF OBJECT_ID(N'dbo.pc_event_progression', N'U') IS NULL
+CREATE TABLE dbo.pc_event_progression (
+  name NVARCHAR(250) NOT NULL CONSTRAINT pk_pc_event_progression PRIMARY KEY CLUSTERED,
+  last_seq_id BIGINT NOT NULL,
+  last_updated DATETIMEOFFSET NOT NULL
+)
+
+-- schema.pc_doc_order_summary
+IF OBJECT_ID(N'dbo.pc_doc_order_summary', N'U') IS NULL
+CREATE TABLE dbo.pc_doc_order_summary (
+  id NVARCHAR(250) NOT NULL,
+  tenant_id NVARCHAR(100) NOT NULL,
+  data NVARCHAR(MAX) NOT NULL CONSTRAINT ck_pc_doc_order_summary CHECK (ISJSON(data) = 1),
+  version BIGINT NOT NULL,
+  last_modified DATETIMEOFFSET NOT NULL,
+  CONSTRAINT pk_pc_doc_order_summary PRIMARY KEY CLUSTERED (tenant_id, id)
+)
+
+-- events.insertStream
+INSERT INTO dbo.pc_streams (id, tenant_id, type, version, timestamp, created) VALUES (?, ?, ?, ?, ?, ?)
+
+-- events.upsertStream
+MERGE dbo.pc_streams WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?, ?, ?)) AS source (id, tenant_id, type, version, timestamp, created) ON target.tenant_id = source.tenant_id AND target.id = source.id WHEN MATCHED THEN UPDATE SET target.version = target.version + source.version, target.timestamp = source.timestamp WHEN NOT MATCHED THEN INSERT (id, tenant_id, type, version, timestamp, created) VALUES (source.id, source.tenant_id, source.type, source.version, source.timestamp, source.created) OUTPUT inserted.version;
+
+-- events.advanceStream
+UPDATE dbo.pc_streams SET version = ?, timestamp = ? WHERE tenant_id = ? AND id = ? AND version = ?
+
+-- events.selectStream
+SELECT version, type, timestamp FROM dbo.pc_streams WHERE tenant_id = ? AND id = ?
+
+-- events.insertEvent
+INSERT INTO dbo.pc_events (id, stream_id, version, type, data, timestamp, tenant_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+
+-- events.selectStreamEvents
+SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? ORDER BY version
+
+-- documents.upsert
+MERGE dbo.pc_doc_order_summary WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?)) AS source (id, tenant_id, data, last_modified) ON target.tenant_id = source.tenant_id AND target.id = source.id WHEN MATCHED THEN UPDATE SET target.data = source.data, target.version = target.version + 1, target.last_modified = source.last_modified WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified) VALUES (source.id, source.tenant_id, source.data, 1, source.last_modified);
+
+-- documents.delete
+DELETE FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND id = ?
+
+-- documents.load
+SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND id = ?
+
+-- documents.loadMany
+SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND id IN (SELECT CAST(value AS NVARCHAR(250)) FROM OPENJSON(?))
+
+-- documents.selectAll
+SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ?
+
+-- documents.countAll
+SELECT COUNT_BIG(*) FROM dbo.pc_doc_order_summary WHERE tenant_id = ?
+
+-- documents.propertyEquals
+JSON_VALUE(data, ?) = ?
+
+-- documents.propertyArgument(status)
+$."status"
+
