@@ -41,6 +41,20 @@ CREATE TABLE dbo.pc_event_progression (
   last_updated DATETIMEOFFSET NOT NULL
 )
 
+-- schema.pc_dead_letters
+IF OBJECT_ID(N'dbo.pc_dead_letters', N'U') IS NULL
+CREATE TABLE dbo.pc_dead_letters (
+  id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT pk_pc_dead_letters PRIMARY KEY CLUSTERED,
+  projection NVARCHAR(250) NOT NULL,
+  seq_id BIGINT NOT NULL,
+  event_id UNIQUEIDENTIFIER NULL,
+  type NVARCHAR(250) NOT NULL,
+  tenant_id NVARCHAR(100) NOT NULL,
+  exception_type NVARCHAR(500) NOT NULL,
+  message NVARCHAR(MAX) NULL,
+  timestamp DATETIMEOFFSET NOT NULL
+)
+
 -- schema.pc_doc_order_summary
 IF OBJECT_ID(N'dbo.pc_doc_order_summary', N'U') IS NULL
 CREATE TABLE dbo.pc_doc_order_summary (
@@ -87,6 +101,33 @@ SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ?
 
 -- documents.countAll
 SELECT COUNT_BIG(*) FROM dbo.pc_doc_order_summary WHERE tenant_id = ?
+
+-- documents.deleteAll
+DELETE FROM dbo.pc_doc_order_summary
+
+-- daemon.highWaterMark
+SELECT MIN(CASE WHEN next_seq > seq_id + 1 THEN seq_id END) AS gap_at, MIN(CASE WHEN next_seq > seq_id + 1 THEN next_seq END) AS after_gap, MAX(seq_id) AS highest FROM (SELECT seq_id, LEAD(seq_id) OVER (ORDER BY seq_id) AS next_seq FROM (SELECT CAST(? AS BIGINT) AS seq_id UNION ALL SELECT seq_id FROM dbo.pc_events WITH (READPAST) WHERE seq_id > ?) AS candidates) AS ordered
+
+-- daemon.listGaps
+SELECT seq_id AS before_gap, next_seq AS after_gap FROM (SELECT seq_id, LEAD(seq_id) OVER (ORDER BY seq_id) AS next_seq FROM (SELECT CAST(? AS BIGINT) AS seq_id UNION ALL SELECT seq_id FROM dbo.pc_events WITH (READPAST) WHERE seq_id > ?) AS candidates) AS ordered WHERE next_seq > seq_id + 1 ORDER BY seq_id
+
+-- daemon.loadPage
+SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM dbo.pc_events WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY
+
+-- daemon.selectProgression
+SELECT last_seq_id FROM dbo.pc_event_progression WHERE name = ?
+
+-- daemon.advanceProgression
+MERGE dbo.pc_event_progression WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?)) AS source (name, floor, last_seq_id, last_updated) ON target.name = source.name WHEN MATCHED AND target.last_seq_id = source.floor THEN UPDATE SET target.last_seq_id = source.last_seq_id, target.last_updated = source.last_updated WHEN NOT MATCHED AND source.floor = 0 THEN INSERT (name, last_seq_id, last_updated) VALUES (source.name, source.last_seq_id, source.last_updated);
+
+-- daemon.raiseMark
+MERGE dbo.pc_event_progression WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?)) AS source (name, last_seq_id, last_updated) ON target.name = source.name WHEN MATCHED AND target.last_seq_id < source.last_seq_id THEN UPDATE SET target.last_seq_id = source.last_seq_id, target.last_updated = source.last_updated WHEN NOT MATCHED THEN INSERT (name, last_seq_id, last_updated) VALUES (source.name, source.last_seq_id, source.last_updated);
+
+-- daemon.deleteProgression
+DELETE FROM dbo.pc_event_progression WHERE name = ?
+
+-- daemon.insertDeadLetter
+INSERT INTO dbo.pc_dead_letters (projection, seq_id, event_id, type, tenant_id, exception_type, message, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 
 -- documents.propertyEquals
 JSON_VALUE(data, ?) = ?

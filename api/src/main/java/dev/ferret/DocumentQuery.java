@@ -15,6 +15,14 @@ public interface DocumentQuery<T> {
      */
     DocumentQuery<T> where(String property, Object value);
 
+    /**
+     * Before running, waits until the async shards that write this document type have caught up with the high water
+     * mark as it stands now.
+     *
+     * @throws dev.ferret.daemon.NonStaleTimeoutException when they did not within {@code timeout}
+     */
+    DocumentQuery<T> queryForNonStaleData(java.time.Duration timeout);
+
     /** Runs the query. */
     List<T> toList();
 

@@ -23,6 +23,18 @@ public interface DocumentStore extends AutoCloseable {
     /** The database engine this store talks to, detected from connection metadata unless configured. */
     DatabaseEngine engine();
 
+    /** The async daemon of this store. */
+    dev.ferret.daemon.ProjectionDaemon daemon();
+
+    /**
+     * Waits until every async shard has reached the high water mark as it stands now, so that reads see every
+     * event committed before the call.
+     *
+     * @throws dev.ferret.daemon.NonStaleTimeoutException naming each shard that lagged, and by how much
+     * @throws IllegalStateException when the daemon does not run on this node
+     */
+    void waitForNonStaleProjectionData(java.time.Duration timeout);
+
     @Override
     void close();
 }

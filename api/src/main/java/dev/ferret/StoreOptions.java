@@ -33,6 +33,8 @@ public final class StoreOptions {
     private JsonSerializer serializer;
     private final Events events = new Events(this);
     private final Documents documents = new Documents(this);
+    private final dev.ferret.projections.ProjectionOptions projections = new dev.ferret.projections.ProjectionOptions();
+    private final dev.ferret.daemon.DaemonSettings daemon = new dev.ferret.daemon.DaemonSettings();
 
     /** Uses an existing, ideally pooled, {@code DataSource}; it is not closed with the store. */
     public StoreOptions dataSource(DataSource dataSource) {
@@ -95,6 +97,16 @@ public final class StoreOptions {
     /** Document type registrations. */
     public Documents documents() {
         return documents;
+    }
+
+    /** Projections and async listeners. */
+    public dev.ferret.projections.ProjectionOptions projections() {
+        return projections;
+    }
+
+    /** The async daemon's mode and settings. */
+    public dev.ferret.daemon.DaemonSettings daemon() {
+        return daemon;
     }
 
     public DataSource getDataSource() {

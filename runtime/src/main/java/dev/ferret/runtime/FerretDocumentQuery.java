@@ -39,6 +39,12 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
     }
 
     @Override
+    public DocumentQuery<T> queryForNonStaleData(java.time.Duration timeout) {
+        session.store.waitForNonStale(mapping.type(), timeout);
+        return this;
+    }
+
+    @Override
     public List<T> toList() {
         session.ensureOpen();
         try (Connection c = session.store.dataSource().getConnection();

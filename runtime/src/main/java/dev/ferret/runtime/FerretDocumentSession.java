@@ -4,6 +4,11 @@ import dev.ferret.ConcurrencyException;
 import dev.ferret.DocumentSession;
 import dev.ferret.EventOperations;
 import dev.ferret.runtime.dialect.EventSql;
+import dev.ferret.EventEnvelope;
+import dev.ferret.daemon.ApplyFailedException;
+import dev.ferret.runtime.documents.DocumentChanges;
+import dev.ferret.runtime.projections.PageBatch;
+import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.documents.DocumentMapping;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -11,9 +16,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -27,18 +30,12 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     private static final long ANY_VERSION = -1;
 
     private final List<StreamAppend> appends = new ArrayList<>();
-    /** Last operation per document; a document stored and deleted in one unit of work is written once. */
-    private final Map<DocumentKey, Object> documentChanges = new LinkedHashMap<>();
+    private final DocumentChanges documentChanges = new DocumentChanges();
 
     private record StreamAppend(String streamId, long expectedVersion, String aggregateType, boolean start,
                                 List<?> events) {
     }
 
-    private record DocumentKey(DocumentMapping<?> mapping, String id) {
-    }
-
-    /** Marks a deletion in {@link #documentChanges}. */
-    private static final Object DELETED = new Object();
 
     FerretDocumentSession(FerretDocumentStore store, String tenantId) {
         super(store, tenantId);
@@ -55,7 +52,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                 throw new IllegalArgumentException("cannot store a null document");
             }
             DocumentMapping<?> mapping = store.mapping(document.getClass());
-            documentChanges.put(new DocumentKey(mapping, mapping.idOf(document)), document);
+            documentChanges.store(new DocumentChanges.Key(mapping, tenantId, mapping.idOf(document)), document);
         }
     }
 
@@ -63,7 +60,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     public void delete(Class<?> type, Object id) {
         ensureOpen();
         DocumentMapping<?> mapping = store.mapping(type);
-        documentChanges.put(new DocumentKey(mapping, mapping.idFrom(id)), DELETED);
+        documentChanges.delete(new DocumentChanges.Key(mapping, tenantId, mapping.idFrom(id)));
     }
 
     @Override
@@ -119,16 +116,30 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         try (Connection c = store.dataSource().getConnection()) {
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);
+            Runnable releaseFence = null;
             try {
+                List<EventEnvelope> inlineEvents = store.inlineAppliers().isEmpty() ? null : new ArrayList<>();
                 for (StreamAppend append : appends) {
-                    writeAppend(c, append, now);
+                    writeStream(c, append, now);
+                    if (releaseFence == null) {
+                        // before the first identity value is drawn: the detector may only pass a hole once no
+                        // transaction that could fill it is open
+                        releaseFence = store.dialect().takeAppendFenceShared(c, store.names());
+                    }
+                    writeEvents(c, append, now, inlineEvents);
                 }
-                writeDocuments(c, now);
+                if (inlineEvents != null && !inlineEvents.isEmpty()) {
+                    applyInline(c, inlineEvents);
+                }
+                documentChanges.write(c, store.serializer(), now);
                 c.commit();
             } catch (SQLException | RuntimeException e) {
                 rollbackQuietly(c, e);
                 throw e;
             } finally {
+                if (releaseFence != null) {
+                    releaseFence.run();
+                }
                 c.setAutoCommit(autoCommit);
             }
         } catch (SQLException e) {
@@ -138,7 +149,8 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         documentChanges.clear();
     }
 
-    private void writeAppend(Connection c, StreamAppend append, OffsetDateTime now) throws SQLException {
+    /** Moves the stream's head; its version afterwards is stored in {@link #headVersion}. */
+    private void writeStream(Connection c, StreamAppend append, OffsetDateTime now) throws SQLException {
         EventSql sql = store.eventSql();
         int count = append.events().size();
         long newVersion;
@@ -190,13 +202,27 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                 throw e;
             }
         }
-        try (PreparedStatement ps = c.prepareStatement(sql.insertEvent())) {
-            long version = newVersion - count;
+        headVersion = newVersion;
+    }
+
+    private long headVersion;
+
+    private void writeEvents(Connection c, StreamAppend append, OffsetDateTime now, List<EventEnvelope> inline)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(store.eventSql().insertEvent())) {
+            long version = headVersion - append.events().size();
             for (Object event : append.events()) {
-                store.dialect().bindUuid(ps, 1, UUID.randomUUID());
+                UUID eventId = UUID.randomUUID();
+                String alias = store.eventTypes().aliasOf(event.getClass());
+                if (inline != null) {
+                    // the sequence is drawn by the insert and not read back; inline projections see 0
+                    inline.add(new EventEnvelope(0, eventId, append.streamId(), version + 1, alias, now, tenantId,
+                            event));
+                }
+                store.dialect().bindUuid(ps, 1, eventId);
                 ps.setString(2, append.streamId());
                 ps.setLong(3, ++version);
-                ps.setString(4, store.eventTypes().aliasOf(event.getClass()));
+                ps.setString(4, alias);
                 ps.setString(5, store.serializer().toJson(event));
                 ps.setObject(6, now);
                 ps.setString(7, tenantId);
@@ -208,6 +234,21 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                 throw conflict(c, append, "another writer appended the same versions");
             }
             throw e;
+        }
+    }
+
+    private void applyInline(Connection c, List<EventEnvelope> events) throws SQLException {
+        PageBatch batch = new PageBatch(store, c, documentChanges);
+        for (ProjectionApplier applier : store.inlineAppliers()) {
+            List<EventEnvelope> wanted = events.stream().filter(e -> applier.wants(e.typeName())).toList();
+            try {
+                applier.apply(wanted, batch, (event, error) -> {
+                    throw new ApplyFailedException(applier.projection().name() + " (inline)", event.sequence(),
+                            event.typeName(), event.streamId(), error);
+                });
+            } catch (PageBatch.PageReadException e) {
+                throw e.getCause();
+            }
         }
     }
 
@@ -228,42 +269,6 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                 "cannot append " + append.events().size() + " events to stream '" + append.streamId()
                         + "' of tenant '" + tenantId + "': expected " + expected
                         + (actual >= 0 ? ", found version " + actual : "") + " (" + reason + "); nothing was saved");
-    }
-
-    private void writeDocuments(Connection c, OffsetDateTime now) throws SQLException {
-        Map<DocumentMapping<?>, List<Map.Entry<DocumentKey, Object>>> byMapping = new LinkedHashMap<>();
-        for (Map.Entry<DocumentKey, Object> change : documentChanges.entrySet()) {
-            byMapping.computeIfAbsent(change.getKey().mapping(), m -> new ArrayList<>()).add(change);
-        }
-        for (Map.Entry<DocumentMapping<?>, List<Map.Entry<DocumentKey, Object>>> group : byMapping.entrySet()) {
-            DocumentMapping<?> mapping = group.getKey();
-            try (PreparedStatement upsert = c.prepareStatement(mapping.sql().upsert());
-                 PreparedStatement delete = c.prepareStatement(mapping.sql().delete())) {
-                boolean upserts = false;
-                boolean deletes = false;
-                for (Map.Entry<DocumentKey, Object> change : group.getValue()) {
-                    if (change.getValue() == DELETED) {
-                        delete.setString(1, tenantId);
-                        delete.setString(2, change.getKey().id());
-                        delete.addBatch();
-                        deletes = true;
-                    } else {
-                        upsert.setString(1, change.getKey().id());
-                        upsert.setString(2, tenantId);
-                        upsert.setString(3, store.serializer().toJson(change.getValue()));
-                        upsert.setObject(4, now);
-                        upsert.addBatch();
-                        upserts = true;
-                    }
-                }
-                if (upserts) {
-                    upsert.executeBatch();
-                }
-                if (deletes) {
-                    delete.executeBatch();
-                }
-            }
-        }
     }
 
     private static void rollbackQuietly(Connection c, Exception cause) {

@@ -8,7 +8,16 @@ import dev.ferret.FerretException;
 import dev.ferret.JsonSerializer;
 import dev.ferret.QuerySession;
 import dev.ferret.StoreOptions;
+import dev.ferret.ConfigurationException;
+import dev.ferret.daemon.DaemonMode;
+import dev.ferret.daemon.DaemonSettings;
+import dev.ferret.daemon.ProjectionDaemon;
+import dev.ferret.projections.Lifecycle;
+import dev.ferret.projections.ProjectionOptions;
+import dev.ferret.runtime.daemon.AsyncDaemon;
+import dev.ferret.runtime.daemon.DaemonExecutors;
 import dev.ferret.runtime.dialect.Dialect;
+import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.SchemaObject;
 import dev.ferret.runtime.dialect.SchemaSql;
@@ -48,6 +57,8 @@ public final class FerretDocumentStore implements DocumentStore {
     private final boolean ownsSerializer;
     private final Clock clock;
     private final List<String> createdAtStartup;
+    private final List<ProjectionApplier> inlineAppliers;
+    private final AsyncDaemon daemon;
 
     FerretDocumentStore(StoreOptions options, DataSource dataSource, HikariDataSource ownedPool, Dialect dialect,
                         Clock clock) {
@@ -61,6 +72,14 @@ public final class FerretDocumentStore implements DocumentStore {
         Map<Class<?>, DocumentMapping<?>> mappings = new LinkedHashMap<>();
         for (StoreOptions.DocumentType<?> type : options.documents().types()) {
             mappings.put(type.type(), DocumentMapping.of(type, dialect, names));
+        }
+        // a projection's documents need no separate registration
+        for (ProjectionOptions.Registration registration : options.projections().registrations()) {
+            for (Class<?> type : registration.projection().documentTypes()) {
+                mappings.computeIfAbsent(type, t -> DocumentMapping.of(new StoreOptions.DocumentType<>(t,
+                        StoreOptions.requireIdentifier("document name of " + t.getName(),
+                                t.getSimpleName().toLowerCase(java.util.Locale.ROOT)), null), dialect, names));
+            }
         }
         this.documents = Map.copyOf(mappings);
         this.eventTypes = new EventTypes(options.events().byAlias());
@@ -78,8 +97,45 @@ public final class FerretDocumentStore implements DocumentStore {
             migrator.verify();
             this.createdAtStartup = List.of();
         }
-        LOG.info("Ferret store on {} (schema {}, prefix {}) with {} document types", dialect.engine(),
-                names.schema(), names.prefix(), documents.size());
+        options.daemon().validate();
+        List<ProjectionApplier> inline = new ArrayList<>();
+        List<ProjectionApplier> async = new ArrayList<>();
+        for (ProjectionOptions.Registration registration : options.projections().registrations()) {
+            ProjectionApplier applier = ProjectionApplier.of(registration.projection(), this);
+            (registration.lifecycle() == Lifecycle.INLINE ? inline : async).add(applier);
+        }
+        this.inlineAppliers = List.copyOf(inline);
+        DaemonSettings settings = options.daemon();
+        if (settings.getMode() == DaemonMode.HOT_COLD) {
+            throw new ConfigurationException("daemon.mode HOT_COLD is not available yet; use SOLO on one node");
+        }
+        this.daemon = new AsyncDaemon(this, settings, async, options.projections().asyncListeners(),
+                DaemonExecutors.create("ferret", Math.max(1, Math.min(4, async.size()))));
+        LOG.info("Ferret store on {} (schema {}, prefix {}) with {} document types, {} async and {} inline"
+                        + " projections, daemon {}", dialect.engine(), names.schema(), names.prefix(),
+                documents.size(), async.size(), inline.size(), settings.getMode());
+        if (settings.getMode() == DaemonMode.SOLO) {
+            daemon.start();
+        }
+    }
+
+    @Override
+    public ProjectionDaemon daemon() {
+        return daemon;
+    }
+
+    @Override
+    public void waitForNonStaleProjectionData(Duration timeout) {
+        daemon.waitForNonStale(timeout, projection -> true);
+    }
+
+    /** Waits for the async shards that write {@code documentType}. */
+    void waitForNonStale(Class<?> documentType, Duration timeout) {
+        daemon.waitForNonStale(timeout, projection -> projection.documentTypes().contains(documentType));
+    }
+
+    List<ProjectionApplier> inlineAppliers() {
+        return inlineAppliers;
     }
 
     @Override
@@ -124,24 +180,24 @@ public final class FerretDocumentStore implements DocumentStore {
         return names;
     }
 
-    EventSql eventSql() {
+    public EventSql eventSql() {
         return eventSql;
     }
 
-    EventTypes eventTypes() {
+    public EventTypes eventTypes() {
         return eventTypes;
     }
 
-    JsonSerializer serializer() {
+    public JsonSerializer serializer() {
         return serializer;
     }
 
-    Clock clock() {
+    public Clock clock() {
         return clock;
     }
 
     @SuppressWarnings("unchecked")
-    <T> DocumentMapping<T> mapping(Class<T> type) {
+    public <T> DocumentMapping<T> mapping(Class<T> type) {
         Objects.requireNonNull(type, "document type");
         DocumentMapping<?> mapping = documents.get(type);
         if (mapping == null) {
@@ -161,6 +217,7 @@ public final class FerretDocumentStore implements DocumentStore {
 
     @Override
     public void close() {
+        daemon.close();
         if (ownsSerializer && serializer instanceof AutoCloseable closeable) {
             try {
                 closeable.close();

@@ -42,6 +42,58 @@ public interface Dialect {
         return property;
     }
 
+    DaemonSql daemonSql(TableNames names);
+
+    /**
+     * Takes the append fence in shared mode inside an append transaction, before its first event insert, and
+     * returns what releases it after the transaction ended (nothing, where the engine ends it with the transaction).
+     */
+    Runnable takeAppendFenceShared(Connection connection, TableNames names) throws SQLException;
+
+    /**
+     * Tries to take the append fence exclusively, waiting at most {@code timeout} for open append transactions to
+     * end. Returns the release, or null when the fence could not be had in time.
+     */
+    Runnable tryTakeAppendFenceExclusive(Connection connection, TableNames names, Duration timeout)
+            throws SQLException;
+
+    /**
+     * Runs {@link DaemonSql#advanceProgression()}: true when the row moved from {@code floor} to {@code lastSeqId},
+     * false when it was elsewhere (another runner advanced it, or created it first).
+     */
+    default boolean advanceProgression(Connection connection, DaemonSql sql, String name, long floor, long lastSeqId,
+                                       java.time.OffsetDateTime now) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql.advanceProgression())) {
+            ps.setString(1, name);
+            ps.setLong(2, floor);
+            ps.setLong(3, lastSeqId);
+            ps.setObject(4, now);
+            return ps.executeUpdate() == 1;
+        } catch (SQLException e) {
+            if (isUniqueViolation(e)) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /** The name of the append fence of one store's tables. */
+    static String appendFenceName(TableNames names) {
+        return "ferret:append-fence:" + names.schema().toLowerCase(Locale.ROOT) + "." + names.prefix();
+    }
+
+    /**
+     * Whether {@code e} is worth retrying: a lost or refused connection, a deadlock, a serialization failure or a
+     * lock or statement timeout. Dialects add their engine's codes.
+     */
+    default boolean isTransient(SQLException e) {
+        if (e instanceof java.sql.SQLTransientException || e instanceof java.sql.SQLRecoverableException) {
+            return true;
+        }
+        String state = e.getSQLState();
+        return state != null && (state.startsWith("08") || state.equals("40001"));
+    }
+
     /** Binds a list of document ids to the single id-list parameter of {@link DocumentSql#loadMany()}. */
     void bindIds(Connection connection, PreparedStatement statement, int index, List<String> ids)
             throws SQLException;

@@ -9,7 +9,8 @@ package dev.ferret.runtime.dialect;
  * @param loadMany     (tenant_id, ids as {@link Dialect#bindIds bound by the dialect}) -&gt; data
  * @param selectAll    (tenant_id) -&gt; data; filters are appended as {@code AND} + {@link Dialect#propertyEquals(TableNames)}
  * @param countAll     (tenant_id) -&gt; count; filters appended the same way
+ * @param deleteAll    () every document of every tenant, for a projection rebuild
  */
 public record DocumentSql(String upsert, String delete, String load, String loadMany, String selectAll,
-                          String countAll) {
+                          String countAll, String deleteAll) {
 }

@@ -25,6 +25,10 @@ public record TableNames(String schema, String prefix) {
         return qualified("streams");
     }
 
+    public String deadLetters() {
+        return qualified("dead_letters");
+    }
+
     public String progression() {
         return qualified("event_progression");
     }

@@ -52,6 +52,7 @@ class DialectGoldenTest {
         addDdl(statements, "schema." + documentTable.name(), documentTable.ddl());
         addRecord(statements, "events.", dialect.eventSql(names));
         addRecord(statements, "documents.", dialect.documentSql(names, "order_summary"));
+        addRecord(statements, "daemon.", dialect.daemonSql(names));
         statements.put("documents.propertyEquals", dialect.propertyEquals(names));
         statements.put("documents.propertyArgument(status)", dialect.propertyArgument("status"));
 

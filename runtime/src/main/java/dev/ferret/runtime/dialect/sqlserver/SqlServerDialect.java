@@ -2,7 +2,9 @@ package dev.ferret.runtime.dialect.sqlserver;
 
 import dev.ferret.DatabaseEngine;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
+import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
+import dev.ferret.runtime.dialect.LeadWindow;
 import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.SchemaObject;
@@ -82,9 +84,23 @@ public final class SqlServerDialect implements Dialect {
                         + "  last_seq_id BIGINT NOT NULL,\n"
                         + "  last_updated DATETIMEOFFSET NOT NULL\n"
                         + ")"));
+        SchemaObject deadLetters = new SchemaObject(t.local("dead_letters"), List.of(
+                "IF OBJECT_ID(N'" + t.deadLetters() + "', N'U') IS NULL\n"
+                        + "CREATE TABLE " + t.deadLetters() + " (\n"
+                        + "  id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT " + t.constraint("pk", "dead_letters")
+                        + " PRIMARY KEY CLUSTERED,\n"
+                        + "  projection NVARCHAR(250) NOT NULL,\n"
+                        + "  seq_id BIGINT NOT NULL,\n"
+                        + "  event_id UNIQUEIDENTIFIER NULL,\n"
+                        + "  type NVARCHAR(250) NOT NULL,\n"
+                        + "  tenant_id NVARCHAR(100) NOT NULL,\n"
+                        + "  exception_type NVARCHAR(500) NOT NULL,\n"
+                        + "  message NVARCHAR(MAX) NULL,\n"
+                        + "  timestamp DATETIMEOFFSET NOT NULL\n"
+                        + ")"));
         // CREATE SCHEMA must be alone in its batch, hence EXEC
         return new SchemaSql("IF SCHEMA_ID(N'" + t.schema() + "') IS NULL EXEC(N'CREATE SCHEMA " + t.schema() + "')",
-                MIGRATION_LOCK, MIGRATION_UNLOCK, List.of(events, streams, progression));
+                MIGRATION_LOCK, MIGRATION_UNLOCK, List.of(events, streams, progression, deadLetters));
     }
 
     @Override
@@ -143,7 +159,94 @@ public final class SqlServerDialect implements Dialect {
                 "SELECT data FROM " + table
                         + " WHERE tenant_id = ? AND id IN (SELECT CAST(value AS NVARCHAR(250)) FROM OPENJSON(?))",
                 "SELECT data FROM " + table + " WHERE tenant_id = ?",
-                "SELECT COUNT_BIG(*) FROM " + table + " WHERE tenant_id = ?");
+                "SELECT COUNT_BIG(*) FROM " + table + " WHERE tenant_id = ?",
+                "DELETE FROM " + table);
+    }
+
+    @Override
+    public DaemonSql daemonSql(TableNames t) {
+        // READPAST: under locking READ COMMITTED an uncommitted insert would block the read; skipping it shows it
+        // as the gap it is until it commits
+        String events = t.events() + " WITH (READPAST)";
+        return new DaemonSql(
+                LeadWindow.highWaterMark(events),
+                LeadWindow.listGaps(events),
+                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
+                        + " WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY",
+                "SELECT last_seq_id FROM " + t.progression() + " WHERE name = ?",
+                "MERGE " + t.progression() + " WITH (HOLDLOCK) AS target"
+                        + " USING (VALUES (?, ?, ?, ?)) AS source (name, floor, last_seq_id, last_updated)"
+                        + " ON target.name = source.name"
+                        + " WHEN MATCHED AND target.last_seq_id = source.floor THEN UPDATE"
+                        + " SET target.last_seq_id = source.last_seq_id, target.last_updated = source.last_updated"
+                        + " WHEN NOT MATCHED AND source.floor = 0 THEN INSERT (name, last_seq_id, last_updated)"
+                        + " VALUES (source.name, source.last_seq_id, source.last_updated);",
+                "MERGE " + t.progression() + " WITH (HOLDLOCK) AS target"
+                        + " USING (VALUES (?, ?, ?)) AS source (name, last_seq_id, last_updated)"
+                        + " ON target.name = source.name"
+                        + " WHEN MATCHED AND target.last_seq_id < source.last_seq_id THEN UPDATE"
+                        + " SET target.last_seq_id = source.last_seq_id, target.last_updated = source.last_updated"
+                        + " WHEN NOT MATCHED THEN INSERT (name, last_seq_id, last_updated)"
+                        + " VALUES (source.name, source.last_seq_id, source.last_updated);",
+                "DELETE FROM " + t.progression() + " WHERE name = ?",
+                "INSERT INTO " + t.deadLetters() + " (projection, seq_id, event_id, type, tenant_id, exception_type,"
+                        + " message, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    }
+
+    /*
+     * Appenders hold the fence in shared mode for their transaction (their first statement has opened it); the
+     * detector takes it exclusively on its session for the length of one re-read, and releases it explicitly.
+     */
+    static final String FENCE_SHARED = "{? = call sp_getapplock(?, 'Shared', 'Transaction', ?)}";
+    static final String FENCE_EXCLUSIVE = "{? = call sp_getapplock(?, 'Exclusive', 'Session', ?)}";
+    static final String FENCE_RELEASE = "{? = call sp_releaseapplock(?, 'Session')}";
+    private static final int APPEND_FENCE_WAIT_MILLIS = 30_000;
+
+    @Override
+    public Runnable takeAppendFenceShared(Connection connection, TableNames names) throws SQLException {
+        int result = applock(connection, FENCE_SHARED, Dialect.appendFenceName(names), APPEND_FENCE_WAIT_MILLIS);
+        if (result < 0) {
+            throw new java.sql.SQLTransientException("sp_getapplock on the append fence returned " + result);
+        }
+        return () -> { };
+    }
+
+    @Override
+    public Runnable tryTakeAppendFenceExclusive(Connection connection, TableNames names, Duration timeout)
+            throws SQLException {
+        String resource = Dialect.appendFenceName(names);
+        if (applock(connection, FENCE_EXCLUSIVE, resource, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis())) < 0) {
+            return null;
+        }
+        return () -> {
+            try (CallableStatement call = connection.prepareCall(FENCE_RELEASE)) {
+                call.registerOutParameter(1, Types.INTEGER);
+                call.setString(2, resource);
+                call.execute();
+            } catch (SQLException e) {
+                LoggerFactory.getLogger(SqlServerDialect.class).warn("Releasing the append fence failed", e);
+            }
+        };
+    }
+
+    private static int applock(Connection connection, String call, String resource, int timeoutMillis)
+            throws SQLException {
+        try (CallableStatement statement = connection.prepareCall(call)) {
+            statement.registerOutParameter(1, Types.INTEGER);
+            statement.setString(2, resource);
+            statement.setInt(3, timeoutMillis);
+            statement.execute();
+            return statement.getInt(1);
+        }
+    }
+
+    /** Deadlock victim, lock request timeout, and the Azure SQL transient connection errors. */
+    private static final java.util.Set<Integer> TRANSIENT_ERRORS = java.util.Set.of(1205, 1222, -2, 4060, 40197,
+            40501, 40613, 49918, 49919, 49920, 4221, 233, 10053, 10054, 10060);
+
+    @Override
+    public boolean isTransient(SQLException e) {
+        return Dialect.super.isTransient(e) || TRANSIENT_ERRORS.contains(e.getErrorCode());
     }
 
     @Override

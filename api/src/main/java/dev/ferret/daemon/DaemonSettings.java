@@ -1,0 +1,169 @@
+package dev.ferret.daemon;
+
+import dev.ferret.ConfigurationException;
+import java.time.Duration;
+import java.util.Objects;
+
+/** How the async daemon runs. Every setter validates and names the setting and value it refuses. */
+public final class DaemonSettings {
+
+    private DaemonMode mode = DaemonMode.DISABLED;
+    private Duration pollingInterval = Duration.ofMillis(500);
+    private Duration staleSequenceThreshold = Duration.ofSeconds(3);
+    private Duration appendFenceTimeout = Duration.ofSeconds(1);
+    private Duration forcedGapSkipThreshold = Duration.ofMinutes(2);
+    private int batchSize = 500;
+    private Duration stopAndDrainTimeout = Duration.ofSeconds(5);
+    private boolean skipApplyErrors;
+    private int maxTransientRetries = 5;
+    private Duration transientRetryBackoff = Duration.ofMillis(100);
+    private Duration maxRetryBackoff = Duration.ofSeconds(5);
+
+    public DaemonSettings mode(DaemonMode mode) {
+        this.mode = Objects.requireNonNull(mode, "mode");
+        return this;
+    }
+
+    /** How often the high water mark detector reads the event log when nothing moved; default 500 ms. */
+    public DaemonSettings pollingInterval(Duration interval) {
+        this.pollingInterval = positive("daemon.polling-interval", interval);
+        return this;
+    }
+
+    /** How long a gap may stay unfilled before the detector checks whether it can still fill; default 3 s. */
+    public DaemonSettings staleSequenceThreshold(Duration threshold) {
+        this.staleSequenceThreshold = positive("daemon.stale-sequence-threshold", threshold);
+        return this;
+    }
+
+    /**
+     * How long the detector waits for the append fence, behind append transactions still open, before it leaves
+     * the mark where it is and reports a stall; default 1 s.
+     */
+    public DaemonSettings appendFenceTimeout(Duration timeout) {
+        this.appendFenceTimeout = positive("daemon.append-fence-timeout", timeout);
+        return this;
+    }
+
+    /**
+     * How long a stalled gap may hold the mark before the detector skips it anyway, logging the range; default
+     * 2 min. Events that commit into a forced skip are not projected, so keep it well above your longest append
+     * transaction.
+     */
+    public DaemonSettings forcedGapSkipThreshold(Duration threshold) {
+        this.forcedGapSkipThreshold = positive("daemon.forced-gap-skip-threshold", threshold);
+        return this;
+    }
+
+    /**
+     * How long stopping a shard waits for its page in flight before cancelling it (rolled back, re-processed by the
+     * next owner); default 5 s.
+     */
+    public DaemonSettings stopAndDrainTimeout(Duration timeout) {
+        this.stopAndDrainTimeout = positive("projections.stop-and-drain-timeout", timeout);
+        return this;
+    }
+
+    public Duration getStopAndDrainTimeout() {
+        return stopAndDrainTimeout;
+    }
+
+    /** Events per page; default 500. */
+    public DaemonSettings batchSize(int batchSize) {
+        if (batchSize < 1 || batchSize > 100_000) {
+            throw new ConfigurationException("daemon.batch-size must be 1-100000, was: " + batchSize);
+        }
+        this.batchSize = batchSize;
+        return this;
+    }
+
+    /** When on, an event whose apply throws goes to the dead letters and the shard goes on; off pauses it. */
+    public DaemonSettings skipApplyErrors(boolean skip) {
+        this.skipApplyErrors = skip;
+        return this;
+    }
+
+    /** Retries of a page that failed on a transient database error, before the shard backs off; default 5. */
+    public DaemonSettings maxTransientRetries(int retries) {
+        if (retries < 0 || retries > 100) {
+            throw new ConfigurationException("daemon.max-transient-retries must be 0-100, was: " + retries);
+        }
+        this.maxTransientRetries = retries;
+        return this;
+    }
+
+    /** First backoff after a transient failure, doubled per retry up to {@link #maxRetryBackoff}; 100 ms. */
+    public DaemonSettings transientRetryBackoff(Duration backoff) {
+        this.transientRetryBackoff = positive("daemon.transient-retry-backoff", backoff);
+        return this;
+    }
+
+    /** Longest backoff between retries while the database is unreachable; default 5 s. */
+    public DaemonSettings maxRetryBackoff(Duration backoff) {
+        this.maxRetryBackoff = positive("daemon.max-retry-backoff", backoff);
+        return this;
+    }
+
+    /**
+     * Checks the settings against each other.
+     *
+     * @throws ConfigurationException naming the settings that disagree
+     */
+    public void validate() {
+        if (forcedGapSkipThreshold.compareTo(staleSequenceThreshold) <= 0) {
+            throw new ConfigurationException("daemon.forced-gap-skip-threshold (" + forcedGapSkipThreshold
+                    + ") must be longer than daemon.stale-sequence-threshold (" + staleSequenceThreshold + ")");
+        }
+        if (maxRetryBackoff.compareTo(transientRetryBackoff) < 0) {
+            throw new ConfigurationException("daemon.max-retry-backoff (" + maxRetryBackoff
+                    + ") must not be shorter than daemon.transient-retry-backoff (" + transientRetryBackoff + ")");
+        }
+    }
+
+    private static Duration positive(String key, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new ConfigurationException(key + " must be a positive duration, was: " + value);
+        }
+        return value;
+    }
+
+    public DaemonMode getMode() {
+        return mode;
+    }
+
+    public Duration getPollingInterval() {
+        return pollingInterval;
+    }
+
+    public Duration getStaleSequenceThreshold() {
+        return staleSequenceThreshold;
+    }
+
+    public Duration getAppendFenceTimeout() {
+        return appendFenceTimeout;
+    }
+
+    public Duration getForcedGapSkipThreshold() {
+        return forcedGapSkipThreshold;
+    }
+
+    public int getBatchSize() {
+        return batchSize;
+    }
+
+    public boolean isSkipApplyErrors() {
+        return skipApplyErrors;
+    }
+
+    public int getMaxTransientRetries() {
+        return maxTransientRetries;
+    }
+
+    public Duration getTransientRetryBackoff() {
+        return transientRetryBackoff;
+    }
+
+    public Duration getMaxRetryBackoff() {
+        return maxRetryBackoff;
+    }
+}

@@ -1,0 +1,385 @@
+package dev.ferret.runtime.daemon;
+
+import dev.ferret.EventEnvelope;
+import dev.ferret.UnknownEventTypeException;
+import dev.ferret.daemon.ApplyFailedException;
+import dev.ferret.daemon.AsyncListener;
+import dev.ferret.daemon.ChangeSet;
+import dev.ferret.daemon.ProgressionConflictException;
+import dev.ferret.daemon.ShardState;
+import dev.ferret.daemon.ShardStatus;
+import dev.ferret.runtime.FerretDocumentStore;
+import dev.ferret.runtime.dialect.DaemonSql;
+import dev.ferret.runtime.documents.DocumentChanges;
+import dev.ferret.runtime.projections.PageBatch;
+import dev.ferret.runtime.projections.ProjectionApplier;
+import io.github.resilience4j.core.IntervalFunction;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one shard: loads pages above its progression up to the high water mark, applies them and commits each page's
+ * documents with its progression in one transaction.
+ *
+ * <p>At most one run of the page loop is in flight ({@link #scheduled}); its fields are written only by that run
+ * (and by {@link #start} / {@link #resetForRebuild} while no run is in flight) and published through volatiles
+ * for status and waiters. A connection is held only while a page loads or writes, never while the shard waits.
+ */
+final class ShardAgent {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShardAgent.class);
+
+    private final String name;
+    private final ProjectionApplier applier;
+    private final AsyncDaemon daemon;
+    private final FerretDocumentStore store;
+    private final DaemonSql sql;
+    private final Retry retry;
+
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private volatile Future<?> inFlight;
+    private volatile boolean stopRequested = true;
+    private volatile ShardState state = ShardState.STOPPED;
+    private volatile long floor = -1;
+    private volatile Throwable error;
+    private volatile boolean rebuilding;
+    private volatile Duration retryBackoff;
+
+    ShardAgent(String name, ProjectionApplier applier, AsyncDaemon daemon) {
+        this.name = name;
+        this.applier = applier;
+        this.daemon = daemon;
+        this.store = daemon.store();
+        this.sql = store.dialect().daemonSql(store.names());
+        var settings = daemon.settings();
+        this.retry = Retry.of(name, RetryConfig.custom()
+                .maxAttempts(settings.getMaxTransientRetries() + 1)
+                .intervalFunction(IntervalFunction.ofExponentialBackoff(settings.getTransientRetryBackoff(), 2.0,
+                        settings.getMaxRetryBackoff()))
+                .retryOnException(this::isTransient)
+                .build());
+        this.retryBackoff = settings.getTransientRetryBackoff();
+    }
+
+    String name() {
+        return name;
+    }
+
+    ProjectionApplier applier() {
+        return applier;
+    }
+
+    long floor() {
+        return floor;
+    }
+
+    ShardState state() {
+        return state;
+    }
+
+    ShardStatus status() {
+        return new ShardStatus(name, state, Math.max(0, floor), daemon.mark(), error);
+    }
+
+    /** Starts (or restarts) from the persisted progression. */
+    void start() {
+        error = null;
+        floor = -1;
+        state = rebuilding ? ShardState.REBUILDING : ShardState.RUNNING;
+        stopRequested = false;
+        daemon.board().changed();
+        wake();
+    }
+
+    /** Called when the mark moves: runs the page loop unless it is running already. */
+    void wake() {
+        if (stopRequested || !(state == ShardState.RUNNING || state == ShardState.REBUILDING
+                || state == ShardState.RETRYING)) {
+            return;
+        }
+        if (scheduled.compareAndSet(false, true)) {
+            try {
+                inFlight = daemon.workers().submit(this::run);
+            } catch (RuntimeException e) {
+                scheduled.set(false);
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Stops the page loop: a page in flight may finish within {@code timeout}, then it is interrupted (its
+     * transaction rolls back). Returns whether the loop ended in time.
+     */
+    boolean stop(Duration timeout) {
+        stopRequested = true;
+        Future<?> running = inFlight;
+        boolean ended = true;
+        if (running != null && scheduled.get()) {
+            try {
+                running.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                running.cancel(true);
+                ended = false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                running.cancel(true);
+                ended = false;
+            } catch (Exception e) {
+                // the loop records its own failures
+            }
+        }
+        if (state != ShardState.PAUSED) {
+            state = ShardState.STOPPED;
+        }
+        daemon.board().changed();
+        return ended;
+    }
+
+    /** With the loop stopped: the next start replays from zero with listeners suppressed. */
+    void resetForRebuild(boolean on) {
+        rebuilding = on;
+        if (!on && state == ShardState.REBUILDING) {
+            state = ShardState.RUNNING;
+        }
+    }
+
+    private void run() {
+        try {
+            if (floor < 0) {
+                floor = retry.executeCheckedSupplier(this::readProgression);
+            }
+            while (!stopRequested && floor < daemon.mark()) {
+                retry.executeCheckedSupplier(this::processPage);
+            }
+            if (state == ShardState.RETRYING) {
+                state = rebuilding ? ShardState.REBUILDING : ShardState.RUNNING;
+                error = null;
+                retryBackoff = daemon.settings().getTransientRetryBackoff();
+            }
+        } catch (ApplyFailedException | ProgressionConflictException e) {
+            pause(e);
+        } catch (Throwable e) {
+            if (stopRequested) {
+                LOG.debug("Shard {} stopped with a page in flight", name, e);
+            } else if (isTransient(e)) {
+                backOff(e);
+            } else {
+                pause(e);
+            }
+        } finally {
+            scheduled.set(false);
+            daemon.board().changed();
+            if (!stopRequested && state != ShardState.RETRYING && floor >= 0 && floor < daemon.mark()) {
+                wake();
+            }
+        }
+    }
+
+    private void pause(Throwable e) {
+        error = e;
+        state = ShardState.PAUSED;
+        LOG.error("Shard {} paused at {}: {}", name, floor, e.toString(), e);
+    }
+
+    private void backOff(Throwable e) {
+        error = e;
+        state = ShardState.RETRYING;
+        Duration delay = retryBackoff;
+        retryBackoff = min(delay.multipliedBy(2), daemon.settings().getMaxRetryBackoff());
+        LOG.warn("Shard {} cannot reach the database ({}); retrying in {}", name, e.toString(), delay);
+        daemon.scheduler().schedule(this::wake, delay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    private boolean isTransient(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sqlException && store.dialect().isTransient(sqlException)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private long readProgression() throws SQLException {
+        try (Connection c = store.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(sql.selectProgression())) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        }
+    }
+
+    private Void processPage() throws SQLException {
+        LoadedPage page = load(floor, daemon.mark());
+        List<ChangeSet> changeSets = write(page);
+        floor = page.end();
+        daemon.board().changed();
+        if (!rebuilding) {
+            afterCommit(changeSets);
+        }
+        return null;
+    }
+
+    private LoadedPage load(long from, long to) throws SQLException {
+        int batchSize = daemon.settings().getBatchSize();
+        List<EventEnvelope> events = new ArrayList<>();
+        List<DeadLetter> unreadable = new ArrayList<>();
+        long lastRow = from;
+        int rows = 0;
+        try (Connection c = store.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(sql.loadPage())) {
+            ps.setLong(1, from);
+            ps.setLong(2, to);
+            ps.setInt(3, batchSize);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows++;
+                    lastRow = rs.getLong(1);
+                    String alias = rs.getString(5);
+                    if (!applier.wants(alias)) {
+                        continue;
+                    }
+                    try {
+                        events.add(readEvent(rs, alias));
+                    } catch (UnknownEventTypeException e) {
+                        unreadable.add(new DeadLetter(lastRow, UUID.fromString(rs.getString(2)), alias,
+                                rs.getString(8), e));
+                    }
+                }
+            }
+        }
+        // a short page read everything up to the mark: holes below it are permanent, so the shard reaches it
+        long end = rows < batchSize ? to : lastRow;
+        return new LoadedPage(from, end, events, unreadable);
+    }
+
+    private EventEnvelope readEvent(ResultSet rs, String alias) throws SQLException {
+        long sequence = rs.getLong(1);
+        Class<?> type = store.eventTypes().typeOf(alias, sequence);
+        return new EventEnvelope(sequence, UUID.fromString(rs.getString(2)), rs.getString(3), rs.getLong(4), alias,
+                rs.getObject(7, OffsetDateTime.class), rs.getString(8),
+                store.serializer().fromJson(rs.getString(6), type));
+    }
+
+    private List<ChangeSet> write(LoadedPage page) throws SQLException {
+        boolean skip = daemon.settings().isSkipApplyErrors();
+        List<DeadLetter> deadLetters = new ArrayList<>();
+        for (DeadLetter unreadable : page.unreadable()) {
+            if (!skip) {
+                throw new ApplyFailedException(name, unreadable.sequence(), unreadable.typeName(), "?",
+                        unreadable.error());
+            }
+            deadLetters.add(unreadable);
+        }
+        OffsetDateTime now = OffsetDateTime.now(store.clock());
+        try (Connection c = store.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                PageBatch batch = new PageBatch(store, c, new DocumentChanges());
+                try {
+                    applier.apply(page.events(), batch, (event, e) -> {
+                        if (!skip) {
+                            throw new ApplyFailedException(name, event.sequence(), event.typeName(), event.streamId(),
+                                    e);
+                        }
+                        LOG.warn("Shard {} sends {} at sequence {} to the dead letters: {}", name, event.typeName(),
+                                event.sequence(), e.toString());
+                        deadLetters.add(new DeadLetter(event.sequence(), event.eventId(), event.typeName(),
+                                event.tenantId(), e));
+                    });
+                } catch (PageBatch.PageReadException e) {
+                    throw e.getCause();
+                }
+                List<ChangeSet> changeSets = batch.changeSets(name);
+                if (!rebuilding) {
+                    for (AsyncListener listener : daemon.listeners()) {
+                        for (ChangeSet changes : changeSets) {
+                            listener.beforeCommit(batch.operations(changes.tenantId()), changes);
+                        }
+                    }
+                }
+                batch.changes().write(c, store.serializer(), now);
+                writeDeadLetters(c, deadLetters, now);
+                if (!store.dialect().advanceProgression(c, sql, name, page.floor(), page.end(), now)) {
+                    throw new ProgressionConflictException(name, page.floor());
+                }
+                c.commit();
+                return changeSets;
+            } catch (SQLException | RuntimeException | Error e) {
+                rollbackQuietly(c, e);
+                throw e;
+            }
+        }
+    }
+
+    private void writeDeadLetters(Connection c, List<DeadLetter> deadLetters, OffsetDateTime now)
+            throws SQLException {
+        if (deadLetters.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.insertDeadLetter())) {
+            for (DeadLetter dead : deadLetters) {
+                Throwable cause = dead.error() instanceof ApplyFailedException && dead.error().getCause() != null
+                        ? dead.error().getCause() : dead.error();
+                ps.setString(1, name);
+                ps.setLong(2, dead.sequence());
+                store.dialect().bindUuid(ps, 3, dead.eventId());
+                ps.setString(4, dead.typeName());
+                ps.setString(5, dead.tenantId());
+                ps.setString(6, cause.getClass().getName());
+                ps.setString(7, String.valueOf(cause.getMessage()));
+                ps.setObject(8, now);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    private void afterCommit(List<ChangeSet> changeSets) {
+        List<AsyncListener> listeners = daemon.listeners();
+        if (listeners.isEmpty()) {
+            return;
+        }
+        for (ChangeSet changes : changeSets) {
+            try (var session = store.querySession(changes.tenantId())) {
+                for (AsyncListener listener : listeners) {
+                    try {
+                        listener.afterCommit(session, changes);
+                    } catch (RuntimeException e) {
+                        // the batch is durable; reprocessing it would fire the side effect again
+                        LOG.error("After-commit listener {} failed for shard {}; the batch stays committed",
+                                listener.getClass().getName(), name, e);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void rollbackQuietly(Connection c, Throwable cause) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            cause.addSuppressed(e);
+        }
+    }
+}

@@ -1,0 +1,22 @@
+package dev.ferret.runtime.dialect;
+
+/**
+ * Every statement the async daemon issues.
+ *
+ * @param highWaterMark      (mark, mark) -&gt; gap_at, after_gap, highest: one consistent read of the log above the
+ *                           current mark. {@code gap_at} is the last sequence before the first hole (null when
+ *                           there is none), {@code after_gap} the first sequence after it, {@code highest} the
+ *                           highest sequence (the mark itself when the log has nothing above it)
+ * @param listGaps           (mark, mark) -&gt; before, after for each hole above the mark, in order
+ * @param loadPage           (floor, mark, limit) -&gt; event rows in sequence order
+ * @param selectProgression  (name) -&gt; last_seq_id
+ * @param advanceProgression (name, floor, new last_seq_id, last_updated): moves the row only if it is at
+ *                           {@code floor} (or creates it when {@code floor} is 0); one row affected or none
+ * @param raiseMark          (name, last_seq_id, last_updated): creates the row or raises it, never lowers it
+ * @param deleteProgression  (name)
+ * @param insertDeadLetter   (projection, seq_id, event_id, type, tenant_id, exception_type, message, timestamp)
+ */
+public record DaemonSql(String highWaterMark, String listGaps, String loadPage, String selectProgression,
+                        String advanceProgression, String raiseMark, String deleteProgression,
+                        String insertDeadLetter) {
+}
