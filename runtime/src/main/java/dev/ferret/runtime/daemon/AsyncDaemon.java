@@ -153,6 +153,15 @@ public final class AsyncDaemon implements ProjectionDaemon {
         schedulePoll(next);
     }
 
+    /**
+     * Runs a detection now, on the scheduler thread, and returns the highest committed sequence: what a reader who
+     * just appended expects to see, even while the mark still waits at a hole below it.
+     */
+    long refreshHighest(Duration timeout) {
+        refreshMark(timeout);
+        return detector.status().highestSeen();
+    }
+
     /** Runs a detection now, on the scheduler thread, and returns the mark. */
     long refreshMark(Duration timeout) {
         try {
@@ -219,7 +228,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
                     + settings.getMode() + "); there is nothing to wait for");
         }
         long started = System.nanoTime();
-        long target = refreshMark(timeout);
+        long target = refreshHighest(timeout);
         List<ShardAgent> watched = shards.values().stream().filter(a -> feeds.test(a.applier().projection())).toList();
         Duration remaining = timeout.minusNanos(System.nanoTime() - started);
         boolean done;

@@ -230,13 +230,16 @@ final class ShardAgent {
     }
 
     private Void processPage() throws SQLException {
+        // read once: a rebuild may end while this page is in flight, and its listeners must stay silent
+        boolean silent = rebuilding;
         LoadedPage page = load(floor, daemon.mark());
-        List<ChangeSet> changeSets = write(page);
-        floor = page.end();
-        daemon.board().changed();
-        if (!rebuilding) {
+        List<ChangeSet> changeSets = write(page, silent);
+        if (!silent) {
+            // before the progress is published, so a reader released by a non-stale wait sees the caches flushed
             afterCommit(changeSets);
         }
+        floor = page.end();
+        daemon.board().changed();
         return null;
     }
 
@@ -281,7 +284,7 @@ final class ShardAgent {
                 store.serializer().fromJson(rs.getString(6), type));
     }
 
-    private List<ChangeSet> write(LoadedPage page) throws SQLException {
+    private List<ChangeSet> write(LoadedPage page, boolean silent) throws SQLException {
         boolean skip = daemon.settings().isSkipApplyErrors();
         List<DeadLetter> deadLetters = new ArrayList<>();
         for (DeadLetter unreadable : page.unreadable()) {
@@ -311,7 +314,7 @@ final class ShardAgent {
                     throw e.getCause();
                 }
                 List<ChangeSet> changeSets = batch.changeSets(name);
-                if (!rebuilding) {
+                if (!silent) {
                     for (AsyncListener listener : daemon.listeners()) {
                         for (ChangeSet changes : changeSets) {
                             listener.beforeCommit(batch.operations(changes.tenantId()), changes);

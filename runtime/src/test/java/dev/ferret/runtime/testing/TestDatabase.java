@@ -34,6 +34,10 @@ public final class TestDatabase implements AutoCloseable {
         config.setJdbcUrl(url);
         config.setMaximumPoolSize(12);
         config.setPoolName("test-" + schema);
+        if (engine == DatabaseEngine.POSTGRESQL) {
+            // lets a test find and kill exactly this database's sessions
+            config.addDataSourceProperty("ApplicationName", schema);
+        }
         this.dataSource = new HikariDataSource(config);
     }
 
@@ -98,6 +102,15 @@ public final class TestDatabase implements AutoCloseable {
         } catch (SQLException e) {
             throw new IllegalStateException(sql, e);
         }
+    }
+
+    /** Terminates every server session of this test's pool (PostgreSQL); returns how many. */
+    public long terminateSessions() {
+        if (engine != DatabaseEngine.POSTGRESQL) {
+            throw new IllegalStateException("session kills need PostgreSQL");
+        }
+        return queryLong("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '"
+                + schema + "' AND pid <> pg_backend_pid()");
     }
 
     /** The table {@code local} (such as {@code pc_events}) qualified with this schema. */
