@@ -11,7 +11,6 @@ import dev.ferret.runtime.dialect.Dialects;
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 
@@ -37,10 +36,11 @@ public final class Ferret {
      * @throws DatabaseException naming the URL (without password) when the database cannot be reached
      */
     public static DocumentStore createStore(StoreOptions options) {
-        return createStore(options, Clock.systemUTC());
+        return createStore(options, StoreSeams.defaults());
     }
 
-    static FerretDocumentStore createStore(StoreOptions options, Clock clock) {
+    /** Builds a store with the host's clock, transactions and executors. */
+    public static FerretDocumentStore createStore(StoreOptions options, StoreSeams seams) {
         HikariDataSource ownedPool = null;
         DataSource dataSource = options.getDataSource();
         String description;
@@ -54,7 +54,7 @@ public final class Ferret {
         }
         try {
             DatabaseEngine engine = options.getEngine() != null ? options.getEngine() : detect(dataSource, description);
-            return new FerretDocumentStore(options, dataSource, ownedPool, Dialects.of(engine), clock);
+            return new FerretDocumentStore(options, dataSource, ownedPool, Dialects.of(engine), seams);
         } catch (RuntimeException e) {
             if (ownedPool != null) {
                 ownedPool.close();

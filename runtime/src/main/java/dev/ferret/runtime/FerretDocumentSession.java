@@ -113,18 +113,17 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             return;
         }
         OffsetDateTime now = OffsetDateTime.now(store.clock());
-        try (Connection c = store.dataSource().getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            c.setAutoCommit(false);
-            Runnable releaseFence = null;
-            try {
+        // engines whose fence is not transaction-scoped release it only once the transaction has ended: a
+        // detector let in before the commit would take the rows still in flight for a rolled-back hole
+        Runnable[] releaseFence = new Runnable[1];
+        try {
+            store.transactions().inTransaction(store.dataSource(), c -> {
                 List<EventEnvelope> inlineEvents = store.inlineAppliers().isEmpty() ? null : new ArrayList<>();
                 for (StreamAppend append : appends) {
                     writeStream(c, append, now);
-                    if (releaseFence == null) {
-                        // before the first identity value is drawn: the detector may only pass a hole once no
-                        // transaction that could fill it is open
-                        releaseFence = store.dialect().takeAppendFenceShared(c, store.names());
+                    if (releaseFence[0] == null) {
+                        // before the first identity value is drawn
+                        releaseFence[0] = store.dialect().takeAppendFenceShared(c, store.names());
                     }
                     writeEvents(c, append, now, inlineEvents);
                 }
@@ -132,18 +131,14 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                     applyInline(c, inlineEvents);
                 }
                 documentChanges.write(c, store.serializer(), now);
-                c.commit();
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(c, e);
-                throw e;
-            } finally {
-                if (releaseFence != null) {
-                    releaseFence.run();
-                }
-                c.setAutoCommit(autoCommit);
-            }
+                return null;
+            });
         } catch (SQLException e) {
             throw failure("saving changes", e);
+        } finally {
+            if (releaseFence[0] != null) {
+                releaseFence[0].run();
+            }
         }
         appends.clear();
         documentChanges.clear();
@@ -271,11 +266,4 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                         + (actual >= 0 ? ", found version " + actual : "") + " (" + reason + "); nothing was saved");
     }
 
-    private static void rollbackQuietly(Connection c, Exception cause) {
-        try {
-            c.rollback();
-        } catch (SQLException e) {
-            cause.addSuppressed(e);
-        }
-    }
 }

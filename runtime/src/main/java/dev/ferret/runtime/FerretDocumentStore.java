@@ -15,7 +15,7 @@ import dev.ferret.daemon.ProjectionDaemon;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.projections.ProjectionOptions;
 import dev.ferret.runtime.daemon.AsyncDaemon;
-import dev.ferret.runtime.daemon.DaemonExecutors;
+import dev.ferret.runtime.tx.TransactionRunner;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.dialect.EventSql;
@@ -56,16 +56,18 @@ public final class FerretDocumentStore implements DocumentStore {
     private final JsonSerializer serializer;
     private final boolean ownsSerializer;
     private final Clock clock;
+    private final TransactionRunner transactions;
     private final List<String> createdAtStartup;
     private final List<ProjectionApplier> inlineAppliers;
     private final AsyncDaemon daemon;
 
     FerretDocumentStore(StoreOptions options, DataSource dataSource, HikariDataSource ownedPool, Dialect dialect,
-                        Clock clock) {
+                        StoreSeams seams) {
         this.dataSource = dataSource;
         this.ownedPool = ownedPool;
         this.dialect = dialect;
-        this.clock = clock;
+        this.clock = seams.clock();
+        this.transactions = seams.transactions();
         this.names = new TableNames(options.getSchema() != null ? options.getSchema() : dialect.defaultSchema(),
                 options.getTablePrefix());
         this.eventSql = dialect.eventSql(names);
@@ -110,7 +112,7 @@ public final class FerretDocumentStore implements DocumentStore {
             throw new ConfigurationException("daemon.mode HOT_COLD is not available yet; use SOLO on one node");
         }
         this.daemon = new AsyncDaemon(this, settings, async, options.projections().asyncListeners(),
-                DaemonExecutors.create("ferret", Math.max(1, Math.min(4, async.size()))));
+                seams.executors().apply(Math.max(1, Math.min(4, async.size()))));
         LOG.info("Ferret store on {} (schema {}, prefix {}) with {} document types, {} async and {} inline"
                         + " projections, daemon {}", dialect.engine(), names.schema(), names.prefix(),
                 documents.size(), async.size(), inline.size(), settings.getMode());
@@ -190,6 +192,10 @@ public final class FerretDocumentStore implements DocumentStore {
 
     public JsonSerializer serializer() {
         return serializer;
+    }
+
+    public TransactionRunner transactions() {
+        return transactions;
     }
 
     public Clock clock() {

@@ -15,7 +15,6 @@ import dev.ferret.runtime.FerretDocumentStore;
 import dev.ferret.runtime.daemon.hwm.HighWaterMarkDetector;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.projections.ProjectionApplier;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -306,9 +305,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
     }
 
     private void teardown(ShardAgent agent) {
-        try (Connection c = store.dataSource().getConnection()) {
-            c.setAutoCommit(false);
-            try {
+        try {
+            store.transactions().inTransaction(store.dataSource(), c -> {
                 try (Statement s = c.createStatement()) {
                     for (Class<?> type : agent.applier().projection().documentTypes()) {
                         s.executeUpdate(store.mapping(type).sql().deleteAll());
@@ -318,11 +316,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
                     ps.setString(1, agent.name());
                     ps.executeUpdate();
                 }
-                c.commit();
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            }
+                return null;
+            });
         } catch (SQLException e) {
             throw new DatabaseException("could not tear down " + agent.name() + " for its rebuild: "
                     + e.getMessage(), e);

@@ -173,7 +173,11 @@ final class ShardAgent {
                 retryBackoff = daemon.settings().getTransientRetryBackoff();
             }
         } catch (ApplyFailedException | ProgressionConflictException e) {
-            pause(e);
+            if (stopRequested) {
+                LOG.debug("Shard {} stopped with a page in flight", name, e);
+            } else {
+                pause(e);
+            }
         } catch (Throwable e) {
             if (stopRequested) {
                 LOG.debug("Shard {} stopped with a page in flight", name, e);
@@ -295,44 +299,36 @@ final class ShardAgent {
             deadLetters.add(unreadable);
         }
         OffsetDateTime now = OffsetDateTime.now(store.clock());
-        try (Connection c = store.dataSource().getConnection()) {
-            c.setAutoCommit(false);
+        return store.transactions().inTransaction(store.dataSource(), c -> {
+            PageBatch batch = new PageBatch(store, c, new DocumentChanges());
             try {
-                PageBatch batch = new PageBatch(store, c, new DocumentChanges());
-                try {
-                    applier.apply(page.events(), batch, (event, e) -> {
-                        if (!skip) {
-                            throw new ApplyFailedException(name, event.sequence(), event.typeName(), event.streamId(),
-                                    e);
-                        }
-                        LOG.warn("Shard {} sends {} at sequence {} to the dead letters: {}", name, event.typeName(),
-                                event.sequence(), e.toString());
-                        deadLetters.add(new DeadLetter(event.sequence(), event.eventId(), event.typeName(),
-                                event.tenantId(), e));
-                    });
-                } catch (PageBatch.PageReadException e) {
-                    throw e.getCause();
-                }
-                List<ChangeSet> changeSets = batch.changeSets(name);
-                if (!silent) {
-                    for (AsyncListener listener : daemon.listeners()) {
-                        for (ChangeSet changes : changeSets) {
-                            listener.beforeCommit(batch.operations(changes.tenantId()), changes);
-                        }
+                applier.apply(page.events(), batch, (event, e) -> {
+                    if (!skip) {
+                        throw new ApplyFailedException(name, event.sequence(), event.typeName(), event.streamId(), e);
+                    }
+                    LOG.warn("Shard {} sends {} at sequence {} to the dead letters: {}", name, event.typeName(),
+                            event.sequence(), e.toString());
+                    deadLetters.add(new DeadLetter(event.sequence(), event.eventId(), event.typeName(),
+                            event.tenantId(), e));
+                });
+            } catch (PageBatch.PageReadException e) {
+                throw e.getCause();
+            }
+            List<ChangeSet> changeSets = batch.changeSets(name);
+            if (!silent) {
+                for (AsyncListener listener : daemon.listeners()) {
+                    for (ChangeSet changes : changeSets) {
+                        listener.beforeCommit(batch.operations(changes.tenantId()), changes);
                     }
                 }
-                batch.changes().write(c, store.serializer(), now);
-                writeDeadLetters(c, deadLetters, now);
-                if (!store.dialect().advanceProgression(c, sql, name, page.floor(), page.end(), now)) {
-                    throw new ProgressionConflictException(name, page.floor());
-                }
-                c.commit();
-                return changeSets;
-            } catch (SQLException | RuntimeException | Error e) {
-                rollbackQuietly(c, e);
-                throw e;
             }
-        }
+            batch.changes().write(c, store.serializer(), now);
+            writeDeadLetters(c, deadLetters, now);
+            if (!store.dialect().advanceProgression(c, sql, name, page.floor(), page.end(), now)) {
+                throw new ProgressionConflictException(name, page.floor());
+            }
+            return changeSets;
+        });
     }
 
     private void writeDeadLetters(Connection c, List<DeadLetter> deadLetters, OffsetDateTime now)
@@ -378,11 +374,4 @@ final class ShardAgent {
         }
     }
 
-    private static void rollbackQuietly(Connection c, Throwable cause) {
-        try {
-            c.rollback();
-        } catch (SQLException e) {
-            cause.addSuppressed(e);
-        }
-    }
 }
