@@ -30,6 +30,22 @@ class SqlServerDialectTest {
     }
 
     @Test
+    void theAppendFenceIsASharedTransactionApplockAgainstAnExclusiveSessionOne() {
+        assertThat(SqlServerDialect.FENCE_SHARED).isEqualTo("{? = call sp_getapplock(?, 'Shared', 'Transaction', ?)}");
+        assertThat(SqlServerDialect.FENCE_EXCLUSIVE)
+                .isEqualTo("{? = call sp_getapplock(?, 'Exclusive', 'Session', ?)}");
+        assertThat(SqlServerDialect.FENCE_RELEASE).isEqualTo("{? = call sp_releaseapplock(?, 'Session')}");
+    }
+
+    @Test
+    void deadlocksTimeoutsAndDroppedConnectionsAreTransient() {
+        assertThat(dialect.isTransient(new SQLException("deadlock victim", "40001", 1205))).isTrue();
+        assertThat(dialect.isTransient(new SQLException("lock request time out", "S00051", 1222))).isTrue();
+        assertThat(dialect.isTransient(new SQLException("connection reset", "08S01", 0))).isTrue();
+        assertThat(dialect.isTransient(new SQLException("syntax", "42000", 102))).isFalse();
+    }
+
+    @Test
     void theMigrationLockIsASessionApplockTakenAndReleasedThroughCallSyntax() {
         assertThat(SqlServerDialect.MIGRATION_LOCK)
                 .isEqualTo("{? = call sp_getapplock(?, 'Exclusive', 'Session', ?)}");
