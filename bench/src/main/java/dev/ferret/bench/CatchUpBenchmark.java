@@ -63,7 +63,7 @@ import java.util.function.Consumer;
  * i goes to stream i mod streams, so a daemon page touches many documents | grouped: each stream's events are
  * consecutive), {@code polling} (daemon polling interval ms, 100), {@code batch} (daemon batch size, 500),
  * {@code rate} (trickle appends/s, 20), {@code seconds} (trickle duration, 15), {@code pollMs} (visibility poll
- * interval, 2), {@code ceilingRuns} (3), {@code keep} (true keeps the schema).
+ * interval, 2), {@code ceilingRuns} (5), {@code keep} (true keeps the schema).
  */
 public final class CatchUpBenchmark {
 
@@ -107,7 +107,7 @@ public final class CatchUpBenchmark {
         this.rate = Integer.parseInt(arg("rate", "20"));
         this.seconds = Integer.parseInt(arg("seconds", "15"));
         this.pollMs = Integer.parseInt(arg("pollMs", "2"));
-        this.ceilingRuns = Integer.parseInt(arg("ceilingRuns", "3"));
+        this.ceilingRuns = Integer.parseInt(arg("ceilingRuns", "5"));
         if (events % streams != 0) {
             throw new IllegalArgumentException("events must be a multiple of streams");
         }

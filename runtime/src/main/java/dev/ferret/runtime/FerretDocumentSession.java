@@ -120,12 +120,12 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             store.transactions().inTransaction(store.dataSource(), c -> {
                 List<EventEnvelope> inlineEvents = store.inlineAppliers().isEmpty() ? null : new ArrayList<>();
                 for (StreamAppend append : appends) {
-                    writeStream(c, append, now);
+                    long headVersion = writeStream(c, append, now);
                     if (releaseFence[0] == null) {
                         // before the first identity value is drawn
                         releaseFence[0] = store.dialect().takeAppendFenceShared(c, store.names());
                     }
-                    writeEvents(c, append, now, inlineEvents);
+                    writeEvents(c, append, headVersion, now, inlineEvents);
                 }
                 if (inlineEvents != null && !inlineEvents.isEmpty()) {
                     applyInline(c, inlineEvents);
@@ -144,19 +144,14 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         documentChanges.clear();
     }
 
-    /** Moves the stream's head; its version afterwards is stored in {@link #headVersion}. */
-    private void writeStream(Connection c, StreamAppend append, OffsetDateTime now) throws SQLException {
+    /** Moves the stream's head and returns its version afterwards. */
+    private long writeStream(Connection c, StreamAppend append, OffsetDateTime now) throws SQLException {
         EventSql sql = store.eventSql();
         int count = append.events().size();
         long newVersion;
         if (append.expectedVersion() == 0) {
             try (PreparedStatement ps = c.prepareStatement(sql.insertStream())) {
-                ps.setString(1, append.streamId());
-                ps.setString(2, tenantId);
-                ps.setString(3, append.aggregateType());
-                ps.setLong(4, count);
-                ps.setObject(5, now);
-                ps.setObject(6, now);
+                bindStreamRow(ps, append, count, now);
                 ps.executeUpdate();
             } catch (SQLException e) {
                 if (store.dialect().isUniqueViolation(e)) {
@@ -179,12 +174,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             }
         } else {
             try (PreparedStatement ps = c.prepareStatement(sql.upsertStream())) {
-                ps.setString(1, append.streamId());
-                ps.setString(2, tenantId);
-                ps.setString(3, append.aggregateType());
-                ps.setLong(4, count);
-                ps.setObject(5, now);
-                ps.setObject(6, now);
+                bindStreamRow(ps, append, count, now);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     newVersion = rs.getLong(1);
@@ -197,13 +187,22 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                 throw e;
             }
         }
-        headVersion = newVersion;
+        return newVersion;
     }
 
-    private long headVersion;
-
-    private void writeEvents(Connection c, StreamAppend append, OffsetDateTime now, List<EventEnvelope> inline)
+    /** (id, tenant_id, type, version or count, timestamp, created) of a stream row. */
+    private void bindStreamRow(PreparedStatement ps, StreamAppend append, int count, OffsetDateTime now)
             throws SQLException {
+        ps.setString(1, append.streamId());
+        ps.setString(2, tenantId);
+        ps.setString(3, append.aggregateType());
+        ps.setLong(4, count);
+        ps.setObject(5, now);
+        ps.setObject(6, now);
+    }
+
+    private void writeEvents(Connection c, StreamAppend append, long headVersion, OffsetDateTime now,
+                             List<EventEnvelope> inline) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(store.eventSql().insertEvent())) {
             long version = headVersion - append.events().size();
             for (Object event : append.events()) {

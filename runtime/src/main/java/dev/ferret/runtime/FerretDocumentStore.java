@@ -194,6 +194,20 @@ public final class FerretDocumentStore implements DocumentStore {
         return serializer;
     }
 
+    /**
+     * Reads an event row of (seq_id, id, stream_id, version, type, data, timestamp, tenant_id).
+     *
+     * @throws dev.ferret.UnknownEventTypeException when its type alias is not registered
+     */
+    public dev.ferret.EventEnvelope readEvent(java.sql.ResultSet rs) throws java.sql.SQLException {
+        long sequence = rs.getLong(1);
+        String alias = rs.getString(5);
+        Class<?> type = eventTypes.typeOf(alias, sequence);
+        return new dev.ferret.EventEnvelope(sequence, java.util.UUID.fromString(rs.getString(2)), rs.getString(3),
+                rs.getLong(4), alias, rs.getObject(7, java.time.OffsetDateTime.class), rs.getString(8),
+                serializer.fromJson(rs.getString(6), type));
+    }
+
     public TransactionRunner transactions() {
         return transactions;
     }

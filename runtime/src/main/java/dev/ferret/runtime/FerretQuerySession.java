@@ -16,7 +16,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 
 /** Reads for one tenant. Each read borrows a connection for its own duration only. */
 class FerretQuerySession implements QuerySession {
@@ -108,13 +107,8 @@ class FerretQuerySession implements QuerySession {
         }
     }
 
-    /** Reads a row of (seq_id, id, stream_id, version, type, data, timestamp, tenant_id). */
-    EventEnvelope readEvent(ResultSet rs) throws SQLException {
-        long sequence = rs.getLong(1);
-        String alias = rs.getString(5);
-        Class<?> type = store.eventTypes().typeOf(alias, sequence);
-        return new EventEnvelope(sequence, UUID.fromString(rs.getString(2)), rs.getString(3), rs.getLong(4), alias,
-                rs.getObject(7, OffsetDateTime.class), rs.getString(8), store.serializer().fromJson(rs.getString(6), type));
+    private EventEnvelope readEvent(ResultSet rs) throws SQLException {
+        return store.readEvent(rs);
     }
 
     @Override

@@ -267,7 +267,7 @@ final class ShardAgent {
                         continue;
                     }
                     try {
-                        events.add(readEvent(rs, alias));
+                        events.add(store.readEvent(rs));
                     } catch (UnknownEventTypeException e) {
                         unreadable.add(new DeadLetter(lastRow, UUID.fromString(rs.getString(2)), alias,
                                 rs.getString(8), e));
@@ -278,14 +278,6 @@ final class ShardAgent {
         // a short page read everything up to the mark: holes below it are permanent, so the shard reaches it
         long end = rows < batchSize ? to : lastRow;
         return new LoadedPage(from, end, events, unreadable);
-    }
-
-    private EventEnvelope readEvent(ResultSet rs, String alias) throws SQLException {
-        long sequence = rs.getLong(1);
-        Class<?> type = store.eventTypes().typeOf(alias, sequence);
-        return new EventEnvelope(sequence, UUID.fromString(rs.getString(2)), rs.getString(3), rs.getLong(4), alias,
-                rs.getObject(7, OffsetDateTime.class), rs.getString(8),
-                store.serializer().fromJson(rs.getString(6), type));
     }
 
     private List<ChangeSet> write(LoadedPage page, boolean silent) throws SQLException {

@@ -64,10 +64,7 @@ public interface Dialect {
     default boolean advanceProgression(Connection connection, DaemonSql sql, String name, long floor, long lastSeqId,
                                        java.time.OffsetDateTime now) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(sql.advanceProgression())) {
-            ps.setString(1, name);
-            ps.setLong(2, floor);
-            ps.setLong(3, lastSeqId);
-            ps.setObject(4, now);
+            bindAdvance(ps, name, floor, lastSeqId, now);
             return ps.executeUpdate() == 1;
         } catch (SQLException e) {
             if (isUniqueViolation(e)) {
@@ -75,6 +72,15 @@ public interface Dialect {
             }
             throw e;
         }
+    }
+
+    /** Binds (name, floor, new last_seq_id, last_updated) of {@link DaemonSql#advanceProgression()}. */
+    static void bindAdvance(PreparedStatement ps, String name, long floor, long lastSeqId,
+                            java.time.OffsetDateTime now) throws SQLException {
+        ps.setString(1, name);
+        ps.setLong(2, floor);
+        ps.setLong(3, lastSeqId);
+        ps.setObject(4, now);
     }
 
     /** The name of the append fence of one store's tables. */

@@ -158,10 +158,7 @@ public final class PostgresDialect implements Dialect {
     public boolean advanceProgression(Connection connection, DaemonSql sql, String name, long floor, long lastSeqId,
                                       java.time.OffsetDateTime now) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(sql.advanceProgression())) {
-            ps.setString(1, name);
-            ps.setLong(2, floor);
-            ps.setLong(3, lastSeqId);
-            ps.setObject(4, now);
+            Dialect.bindAdvance(ps, name, floor, lastSeqId, now);
             try (java.sql.ResultSet rs = ps.executeQuery()) {
                 return rs.next() && rs.getLong(1) == 1;
             }
