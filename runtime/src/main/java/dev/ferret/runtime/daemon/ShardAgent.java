@@ -306,7 +306,8 @@ final class ShardAgent {
             } catch (PageBatch.PageReadException e) {
                 throw e.getCause();
             }
-            List<ChangeSet> changeSets = batch.changeSets(name);
+            // only listeners read change sets; without any the page skips building them
+            List<ChangeSet> changeSets = daemon.listeners().isEmpty() ? List.of() : batch.changeSets(name);
             if (!silent) {
                 for (AsyncListener listener : daemon.listeners()) {
                     for (ChangeSet changes : changeSets) {
