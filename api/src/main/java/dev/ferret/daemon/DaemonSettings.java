@@ -56,11 +56,13 @@ public final class DaemonSettings {
     }
 
     /**
-     * How long stopping a shard waits for its page in flight before cancelling it (rolled back, re-processed by the
-     * next owner); default 5 s.
+     * How long stopping a shard waits for its page in flight to finish and mark progression before cancelling it
+     * (rolled back, re-processed by the next owner); default 5 s. Applies to stopping one shard, stopping all (in
+     * parallel: all shards drain within one bound) and restarts. Zero or negative removes the bound: a wedged page
+     * then holds up the stop indefinitely.
      */
     public DaemonSettings stopAndDrainTimeout(Duration timeout) {
-        this.stopAndDrainTimeout = positive("projections.stop-and-drain-timeout", timeout);
+        this.stopAndDrainTimeout = java.util.Objects.requireNonNull(timeout, "projections.stop-and-drain-timeout");
         return this;
     }
 

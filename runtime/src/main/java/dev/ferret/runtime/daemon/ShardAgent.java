@@ -59,6 +59,10 @@ final class ShardAgent {
     private volatile Throwable error;
     private volatile boolean rebuilding;
     private volatile Duration retryBackoff;
+    /** The connection of the page in flight, for cancelling it; null between pages. */
+    private volatile Connection pageConnection;
+    /** Set once the page in flight has committed, until the next page starts. */
+    private volatile boolean pageCommitted;
 
     ShardAgent(String name, ProjectionApplier applier, AsyncDaemon daemon) {
         this.name = name;
@@ -123,23 +127,36 @@ final class ShardAgent {
     }
 
     /**
-     * Stops the page loop: a page in flight may finish within {@code timeout}, then it is interrupted (its
-     * transaction rolls back). Returns whether the loop ended in time.
+     * Asks the page loop to stop after the page in flight: pages behind it are not loaded (nothing marked them
+     * complete, so the next owner resumes them from the progression row).
      */
-    boolean stop(Duration timeout) {
+    void requestStop() {
         stopRequested = true;
+    }
+
+    /**
+     * The drain: waits until {@code deadlineNanos} (a {@link System#nanoTime()} value; {@code Long.MAX_VALUE} for no
+     * bound) for the page in flight to finish and mark progression, then cancels it: its connection is aborted, so
+     * the statement stops and the transaction rolls back, and it is re-processed on the next start. A page that
+     * committed already keeps its after-commit listeners. Returns whether the loop ended in time.
+     */
+    boolean awaitStop(long deadlineNanos) {
         Future<?> running = inFlight;
         boolean ended = true;
         if (running != null && scheduled.get()) {
             try {
-                running.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                if (deadlineNanos == Long.MAX_VALUE) {
+                    running.get();
+                } else {
+                    running.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+                }
             } catch (TimeoutException e) {
-                running.cancel(true);
                 ended = false;
+                cancelPageInFlight(running);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                running.cancel(true);
                 ended = false;
+                cancelPageInFlight(running);
             } catch (Exception e) {
                 // the loop records its own failures
             }
@@ -149,6 +166,35 @@ final class ShardAgent {
         }
         daemon.board().changed();
         return ended;
+    }
+
+    /** {@link #requestStop()} then {@link #awaitStop(long)} bounded by {@code timeout} (non-positive: no bound). */
+    boolean stop(Duration timeout) {
+        requestStop();
+        return awaitStop(deadlineAfter(timeout));
+    }
+
+    static long deadlineAfter(Duration timeout) {
+        return timeout.isNegative() || timeout.isZero() ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
+    }
+
+    private void cancelPageInFlight(Future<?> running) {
+        if (pageCommitted) {
+            // only the after-commit listeners are left; the stop must not cut them off
+            LOG.warn("Shard {} is still running after-commit listeners of a committed page past the drain bound", name);
+            return;
+        }
+        Connection connection = pageConnection;
+        if (connection != null) {
+            try {
+                connection.abort(Runnable::run);
+            } catch (SQLException | RuntimeException e) {
+                LOG.debug("Aborting the connection of shard {} failed", name, e);
+            }
+        }
+        running.cancel(true);
+        LOG.warn("Shard {} did not drain within the stop bound; its page in flight was cancelled and rolled back"
+                + " and will be re-processed by the next owner", name);
     }
 
     /** With the loop stopped: the next start replays from zero with listeners suppressed. */
@@ -236,8 +282,11 @@ final class ShardAgent {
     private Void processPage() throws SQLException {
         // read once: a rebuild may end while this page is in flight, and its listeners must stay silent
         boolean silent = rebuilding;
+        pageCommitted = false;
         LoadedPage page = load(floor, daemon.mark());
         List<ChangeSet> changeSets = write(page, silent);
+        pageCommitted = true;
+        pageConnection = null;
         if (!silent) {
             // before the progress is published, so a reader released by a non-stale wait sees the caches flushed
             afterCommit(changeSets);
@@ -255,6 +304,7 @@ final class ShardAgent {
         int rows = 0;
         try (Connection c = store.dataSource().getConnection();
              PreparedStatement ps = c.prepareStatement(sql.loadPage())) {
+            pageConnection = c;
             ps.setLong(1, from);
             ps.setLong(2, to);
             ps.setInt(3, batchSize);
@@ -292,6 +342,10 @@ final class ShardAgent {
         }
         OffsetDateTime now = OffsetDateTime.now(store.clock());
         return store.transactions().inTransaction(store.dataSource(), c -> {
+            pageConnection = c;
+            if (stopRequested && Thread.currentThread().isInterrupted()) {
+                throw new SQLException("shard " + name + " was cancelled before its page wrote");
+            }
             PageBatch batch = new PageBatch(store, c, new DocumentChanges());
             try {
                 applier.apply(page.events(), batch, (event, e) -> {
