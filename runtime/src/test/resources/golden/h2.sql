@@ -45,6 +45,11 @@ CREATE TABLE IF NOT EXISTS PUBLIC.pc_dead_letters (
   timestamp TIMESTAMP WITH TIME ZONE NOT NULL
 )
 
+-- schema.pc_shard_locks
+CREATE TABLE IF NOT EXISTS PUBLIC.pc_shard_locks (
+  name VARCHAR(500) PRIMARY KEY
+)
+
 -- schema.pc_json_text
 CREATE ALIAS IF NOT EXISTS PUBLIC.pc_json_text DETERMINISTIC FOR 'dev.ferret.runtime.dialect.h2.H2JsonFunctions.text'
 

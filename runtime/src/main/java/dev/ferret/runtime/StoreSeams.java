@@ -1,6 +1,7 @@
 package dev.ferret.runtime;
 
 import dev.ferret.runtime.daemon.DaemonExecutors;
+import dev.ferret.runtime.retry.TransientRetry;
 import dev.ferret.runtime.tx.TransactionRunner;
 import java.time.Clock;
 import java.util.Objects;
@@ -12,31 +13,44 @@ import java.util.function.IntFunction;
  *
  * @param clock        timestamps of events, documents and progression
  * @param transactions runs each unit of work and each daemon page in one transaction
- * @param executors    builds the daemon's executors for a given number of page workers
+ * @param executors    builds the daemon's executors for a given number of page workers; the scheduler must run
+ *                     one task at a time (the detector's state has a single owner)
+ * @param retries      builds each shard's retry of transient page failures
  */
-public record StoreSeams(Clock clock, TransactionRunner transactions, IntFunction<DaemonExecutors> executors) {
+public record StoreSeams(Clock clock, TransactionRunner transactions, IntFunction<DaemonExecutors> executors,
+                         TransientRetry.Factory retries) {
 
     public StoreSeams {
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(transactions, "transactions");
         Objects.requireNonNull(executors, "executors");
+        Objects.requireNonNull(retries, "retries");
     }
 
-    /** System UTC clock, JDBC transactions, daemon threads of the store's own. */
+    /** Keeps the Resilience4j retries. */
+    public StoreSeams(Clock clock, TransactionRunner transactions, IntFunction<DaemonExecutors> executors) {
+        this(clock, transactions, executors, TransientRetry.RESILIENCE4J);
+    }
+
+    /** System UTC clock, JDBC transactions, daemon threads of the store's own, Resilience4j retries. */
     public static StoreSeams defaults() {
         return new StoreSeams(Clock.systemUTC(), TransactionRunner.JDBC,
-                workers -> DaemonExecutors.create("ferret", workers));
+                workers -> DaemonExecutors.create("ferret", workers), TransientRetry.RESILIENCE4J);
     }
 
     public StoreSeams withClock(Clock clock) {
-        return new StoreSeams(clock, transactions, executors);
+        return new StoreSeams(clock, transactions, executors, retries);
     }
 
     public StoreSeams withTransactions(TransactionRunner transactions) {
-        return new StoreSeams(clock, transactions, executors);
+        return new StoreSeams(clock, transactions, executors, retries);
     }
 
     public StoreSeams withExecutors(IntFunction<DaemonExecutors> executors) {
-        return new StoreSeams(clock, transactions, executors);
+        return new StoreSeams(clock, transactions, executors, retries);
+    }
+
+    public StoreSeams withRetries(TransientRetry.Factory retries) {
+        return new StoreSeams(clock, transactions, executors, retries);
     }
 }

@@ -15,6 +15,7 @@ import dev.ferret.runtime.FerretDocumentStore;
 import dev.ferret.runtime.daemon.hwm.HighWaterMarkDetector;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.projections.ProjectionApplier;
+import dev.ferret.runtime.retry.TransientRetry;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -53,14 +54,16 @@ public final class AsyncDaemon implements ProjectionDaemon {
     private final List<AsyncListener> listeners;
     private final ProgressBoard board = new ProgressBoard();
     private final DaemonSql sql;
+    private final TransientRetry.Factory retries;
 
     private volatile boolean running;
     private ScheduledFuture<?> nextPoll;
     private Duration pollBackoff;
 
     public AsyncDaemon(FerretDocumentStore store, DaemonSettings settings, List<ProjectionApplier> appliers,
-                       List<AsyncListener> listeners, DaemonExecutors executors) {
+                       List<AsyncListener> listeners, DaemonExecutors executors, TransientRetry.Factory retries) {
         this.store = store;
+        this.retries = retries;
         this.settings = settings;
         this.executors = executors;
         this.listeners = List.copyOf(listeners);
@@ -90,6 +93,10 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     ExecutorService workers() {
         return executors.workers();
+    }
+
+    TransientRetry.Factory retries() {
+        return retries;
     }
 
     ScheduledExecutorService scheduler() {
@@ -192,12 +199,17 @@ public final class AsyncDaemon implements ProjectionDaemon {
             }
         }
         // every shard drains at once, so stopping many takes about one bound rather than one per shard
-        shards.values().forEach(ShardAgent::requestStop);
+        requestStopAll();
         long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout());
         long cancelled = shards.values().stream().filter(agent -> !agent.awaitStop(deadline)).count();
         board.changed();
         LOG.info("Async daemon stopped{}", cancelled == 0 ? "" : "; " + cancelled
                 + " shards were cancelled at the drain bound and will re-process their page");
+    }
+
+    /** Asks every shard to stop after its page in flight; {@link #stop()} then waits for the drains. */
+    void requestStopAll() {
+        shards.values().forEach(ShardAgent::requestStop);
     }
 
     /** Stops, and shuts the executors down when the daemon owns them. */

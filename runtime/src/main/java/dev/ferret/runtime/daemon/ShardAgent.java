@@ -13,9 +13,7 @@ import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.projections.PageBatch;
 import dev.ferret.runtime.projections.ProjectionApplier;
-import io.github.resilience4j.core.IntervalFunction;
-import io.github.resilience4j.retry.Retry;
-import io.github.resilience4j.retry.RetryConfig;
+import dev.ferret.runtime.retry.TransientRetry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -49,7 +47,7 @@ final class ShardAgent {
     private final AsyncDaemon daemon;
     private final FerretDocumentStore store;
     private final DaemonSql sql;
-    private final Retry retry;
+    private final TransientRetry retry;
 
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private volatile Future<?> inFlight;
@@ -71,12 +69,7 @@ final class ShardAgent {
         this.store = daemon.store();
         this.sql = store.dialect().daemonSql(store.names());
         var settings = daemon.settings();
-        this.retry = Retry.of(name, RetryConfig.custom()
-                .maxAttempts(settings.getMaxTransientRetries() + 1)
-                .intervalFunction(IntervalFunction.ofExponentialBackoff(settings.getTransientRetryBackoff(), 2.0,
-                        settings.getMaxRetryBackoff()))
-                .retryOnException(this::isTransient)
-                .build());
+        this.retry = daemon.retries().create(name, settings, this::isTransient);
         this.retryBackoff = settings.getTransientRetryBackoff();
     }
 
@@ -208,10 +201,10 @@ final class ShardAgent {
     private void run() {
         try {
             if (floor < 0) {
-                floor = retry.executeCheckedSupplier(this::readProgression);
+                floor = retry.call(this::readProgression);
             }
             while (!stopRequested && floor < daemon.mark()) {
-                retry.executeCheckedSupplier(this::processPage);
+                retry.call(this::processPage);
             }
             if (state == ShardState.RETRYING) {
                 state = rebuilding ? ShardState.REBUILDING : ShardState.RUNNING;
@@ -332,16 +325,17 @@ final class ShardAgent {
 
     private List<ChangeSet> write(LoadedPage page, boolean silent) throws SQLException {
         boolean skip = daemon.settings().isSkipApplyErrors();
-        List<DeadLetter> deadLetters = new ArrayList<>();
-        for (DeadLetter unreadable : page.unreadable()) {
-            if (!skip) {
-                throw new ApplyFailedException(name, unreadable.sequence(), unreadable.typeName(), "?",
-                        unreadable.error());
-            }
-            deadLetters.add(unreadable);
-        }
         OffsetDateTime now = OffsetDateTime.now(store.clock());
         return store.transactions().inTransaction(store.dataSource(), c -> {
+            // built inside: a transaction runner that re-runs the work must not collect them twice
+            List<DeadLetter> deadLetters = new ArrayList<>();
+            for (DeadLetter unreadable : page.unreadable()) {
+                if (!skip) {
+                    throw new ApplyFailedException(name, unreadable.sequence(), unreadable.typeName(), "?",
+                            unreadable.error());
+                }
+                deadLetters.add(unreadable);
+            }
             pageConnection = c;
             if (stopRequested && Thread.currentThread().isInterrupted()) {
                 throw new SQLException("shard " + name + " was cancelled before its page wrote");

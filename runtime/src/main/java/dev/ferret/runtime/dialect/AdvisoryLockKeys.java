@@ -23,6 +23,22 @@ public final class AdvisoryLockKeys {
         }
     }
 
+    /**
+     * Checks that {@code lockNames} map to distinct keys, so that no two of a store's shards can ever share a lock.
+     *
+     * @throws dev.ferret.ConfigurationException naming the two names that collide
+     */
+    public static void requireDistinct(java.util.Collection<String> lockNames) {
+        java.util.Map<Long, String> seen = new java.util.HashMap<>();
+        for (String name : lockNames) {
+            String other = seen.putIfAbsent(keyOf(name), name);
+            if (other != null && !other.equals(name)) {
+                throw new dev.ferret.ConfigurationException("lock names '" + other + "' and '" + name
+                        + "' hash to the same advisory lock key " + keyOf(name) + "; rename one of the shards");
+            }
+        }
+    }
+
     /** The name of the lock that serializes schema migration of one schema. */
     public static String migrationLockName(String schema) {
         return "ferret:migration:" + schema.toLowerCase(java.util.Locale.ROOT);

@@ -83,6 +83,14 @@ public interface Dialect {
         ps.setObject(4, now);
     }
 
+    /** Opens the connection(s) this node's shard locks live on. */
+    ShardLockSession openShardLocks(javax.sql.DataSource dataSource, TableNames names) throws SQLException;
+
+    /** The name of one shard's HotCold lock. */
+    static String shardLockName(TableNames names, String shardName) {
+        return "ferret:shard:" + names.schema().toLowerCase(Locale.ROOT) + "." + names.prefix() + ":" + shardName;
+    }
+
     /** The name of the append fence of one store's tables. */
     static String appendFenceName(TableNames names) {
         return "ferret:append-fence:" + names.schema().toLowerCase(Locale.ROOT) + "." + names.prefix();

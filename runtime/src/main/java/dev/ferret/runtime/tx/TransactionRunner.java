@@ -17,7 +17,11 @@ public interface TransactionRunner {
         T run(Connection connection) throws SQLException;
     }
 
-    /** Commits when {@code work} returns, rolls back when it throws (and rethrows). */
+    /**
+     * Runs {@code work} once: commits when it returns, rolls back when it throws (and rethrows). Retrying is not the
+     * runner's job; transient failures of daemon pages are retried around the whole page by
+     * {@link dev.ferret.runtime.retry.TransientRetry}.
+     */
     <T> T inTransaction(DataSource dataSource, Work<T> work) throws SQLException;
 
     /** Local JDBC transactions: auto-commit off, commit or roll back, auto-commit restored. */

@@ -73,8 +73,9 @@ class DrainConformanceTest {
             options.projections().add(gate, Lifecycle.ASYNC);
             DocumentStore store = Ferret.createStore(options);
             assertThat(gate.entered.await(30, TimeUnit.SECONDS)).isTrue();
+            // the stop is asked for while the first page is in flight; then that page may finish
+            ((AsyncDaemon) store.daemon()).requestStopAll();
             CompletableFuture<Void> closing = CompletableFuture.runAsync(store::close);
-            // the stop is waiting on the page in flight; let it finish
             gate.release.countDown();
             closing.get(60, TimeUnit.SECONDS);
             assertThat(gate.applied).hasValue(50);

@@ -122,12 +122,21 @@ public final class TestDatabase implements AutoCloseable {
     public void close() {
         try {
             switch (engine) {
-                case H2 -> execute("DROP ALL OBJECTS");
+                // on a fresh connection: a test may have killed sessions whose connections went back to the pool
+                case H2 -> dropAllH2();
                 case POSTGRESQL -> execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
                 case SQL_SERVER -> dropSqlServerSchema();
             }
         } finally {
             dataSource.close();
+        }
+    }
+
+    private void dropAllH2() {
+        try (Connection c = java.sql.DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            s.execute("DROP ALL OBJECTS");
+        } catch (SQLException e) {
+            throw new IllegalStateException("DROP ALL OBJECTS", e);
         }
     }
 

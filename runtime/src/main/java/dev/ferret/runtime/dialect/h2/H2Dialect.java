@@ -8,6 +8,7 @@ import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.SchemaObject;
 import dev.ferret.runtime.dialect.SchemaSql;
+import dev.ferret.runtime.dialect.ShardLockSession;
 import dev.ferret.runtime.dialect.TableNames;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -104,8 +105,11 @@ public final class H2Dialect implements Dialect {
                         + "  message CHARACTER LARGE OBJECT,\n"
                         + "  timestamp TIMESTAMP WITH TIME ZONE NOT NULL\n"
                         + ")"));
+        SchemaObject shardLocks = new SchemaObject(t.local("shard_locks"), List.of(
+                "CREATE TABLE IF NOT EXISTS " + t.schema() + "." + t.local("shard_locks")
+                        + " (\n  name VARCHAR(500) PRIMARY KEY\n)"));
         return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(), "", "",
-                List.of(events, streams, progression, deadLetters, jsonText));
+                List.of(events, streams, progression, deadLetters, shardLocks, jsonText));
     }
 
     @Override
@@ -252,6 +256,11 @@ public final class H2Dialect implements Dialect {
     }
 
     private static final int CONCURRENT_UPDATE = 90131;
+
+    @Override
+    public ShardLockSession openShardLocks(javax.sql.DataSource dataSource, TableNames names) {
+        return new H2ShardLocks(dataSource, names);
+    }
 
     @Override
     public String propertyEquals(TableNames t) {

@@ -9,6 +9,7 @@ import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.SchemaObject;
 import dev.ferret.runtime.dialect.SchemaSql;
+import dev.ferret.runtime.dialect.ShardLockSession;
 import dev.ferret.runtime.dialect.TableNames;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -204,6 +205,11 @@ public final class PostgresDialect implements Dialect {
         // deadlock, admin shutdown (pg_terminate_backend), crash shutdown, cannot connect now, lock timeout
         return Dialect.super.isTransient(e) || "40P01".equals(state) || "57P01".equals(state)
                 || "57P02".equals(state) || "57P03".equals(state) || LOCK_NOT_AVAILABLE.equals(state);
+    }
+
+    @Override
+    public ShardLockSession openShardLocks(javax.sql.DataSource dataSource, TableNames names) throws SQLException {
+        return new PostgresShardLocks(dataSource);
     }
 
     @Override

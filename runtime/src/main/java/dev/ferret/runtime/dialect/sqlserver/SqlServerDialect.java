@@ -9,6 +9,7 @@ import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.SchemaObject;
 import dev.ferret.runtime.dialect.SchemaSql;
+import dev.ferret.runtime.dialect.ShardLockSession;
 import dev.ferret.runtime.dialect.TableNames;
 import java.sql.CallableStatement;
 import java.sql.Connection;
@@ -247,6 +248,11 @@ public final class SqlServerDialect implements Dialect {
     @Override
     public boolean isTransient(SQLException e) {
         return Dialect.super.isTransient(e) || TRANSIENT_ERRORS.contains(e.getErrorCode());
+    }
+
+    @Override
+    public ShardLockSession openShardLocks(javax.sql.DataSource dataSource, TableNames names) throws SQLException {
+        return new SqlServerShardLocks(dataSource);
     }
 
     @Override

@@ -38,6 +38,14 @@ class SqlServerDialectTest {
     }
 
     @Test
+    void shardLocksAreSessionApplocksProbedInOneRoundTrip() {
+        assertThat(SqlServerShardLocks.TRY_LOCK).isEqualTo("{? = call sp_getapplock(?, 'Exclusive', 'Session', 0)}");
+        assertThat(SqlServerShardLocks.RELEASE).isEqualTo("{? = call sp_releaseapplock(?, 'Session')}");
+        assertThat(SqlServerShardLocks.PROBE).isEqualTo("SELECT value FROM OPENJSON(?)"
+                + " WHERE APPLOCK_MODE('public', value, 'Session') <> 'NoLock'");
+    }
+
+    @Test
     void deadlocksTimeoutsAndDroppedConnectionsAreTransient() {
         assertThat(dialect.isTransient(new SQLException("deadlock victim", "40001", 1205))).isTrue();
         assertThat(dialect.isTransient(new SQLException("lock request time out", "S00051", 1222))).isTrue();

@@ -1,0 +1,132 @@
+package dev.ferret.runtime.dialect.h2;
+
+import dev.ferret.runtime.dialect.ShardLockSession;
+import dev.ferret.runtime.dialect.TableNames;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * H2 has no named locks. Each held shard lock is a row of {@code pc_shard_locks} locked {@code FOR UPDATE} by an
+ * open transaction on a connection of its own: another session cannot take it, and it dies with that session.
+ */
+final class H2ShardLocks implements ShardLockSession {
+
+    private static final int LOCK_TIMEOUT_ERROR = 50200;
+
+    private final DataSource dataSource;
+    private final String ensureRow;
+    private final String lockRow;
+    private final Map<String, Connection> held = new HashMap<>();
+
+    H2ShardLocks(DataSource dataSource, TableNames names) {
+        this.dataSource = dataSource;
+        String table = names.schema() + "." + names.local("shard_locks");
+        this.ensureRow = "MERGE INTO " + table + " KEY (name) VALUES (?)";
+        this.lockRow = "SELECT name FROM " + table + " WHERE name = ? FOR UPDATE";
+    }
+
+    @Override
+    public boolean tryLock(String lockName) throws SQLException {
+        if (held.containsKey(lockName)) {
+            return true;
+        }
+        Connection connection = dataSource.getConnection();
+        try {
+            try (PreparedStatement ps = connection.prepareStatement(ensureRow)) {
+                ps.setString(1, lockName);
+                ps.executeUpdate();
+            }
+            connection.setAutoCommit(false);
+            try (Statement s = connection.createStatement()) {
+                s.execute("SET LOCK_TIMEOUT 100");
+            }
+            try (PreparedStatement ps = connection.prepareStatement(lockRow)) {
+                ps.setString(1, lockName);
+                ps.executeQuery().close();
+            }
+            held.put(lockName, connection);
+            return true;
+        } catch (SQLException e) {
+            closeQuietly(connection);
+            if (e.getErrorCode() == LOCK_TIMEOUT_ERROR) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void release(String lockName) {
+        Connection connection = held.remove(lockName);
+        if (connection != null) {
+            closeQuietly(connection);
+        }
+    }
+
+    @Override
+    public Set<String> probe(Collection<String> names, Duration timeout) {
+        Set<String> stillHeld = new HashSet<>();
+        int seconds = (int) Math.max(1, Math.ceil(timeout.toMillis() / 1000.0));
+        for (String name : names) {
+            Connection connection = held.get(name);
+            try {
+                if (connection != null && connection.isValid(seconds)) {
+                    stillHeld.add(name);
+                }
+            } catch (SQLException e) {
+                // lost with its session
+            }
+        }
+        return stillHeld;
+    }
+
+    @Override
+    public long sessionId() throws SQLException {
+        if (held.isEmpty()) {
+            return -1;
+        }
+        return sessionId(held.values().iterator().next());
+    }
+
+    /** The H2 session holding {@code lockName}, or -1. */
+    long sessionIdOf(String lockName) throws SQLException {
+        Connection connection = held.get(lockName);
+        return connection == null ? -1 : sessionId(connection);
+    }
+
+    private static long sessionId(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("SELECT SESSION_ID()")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    @Override
+    public void close() {
+        held.values().forEach(H2ShardLocks::closeQuietly);
+        held.clear();
+    }
+
+    private static void closeQuietly(Connection connection) {
+        try {
+            connection.rollback();
+        } catch (SQLException ignored) {
+            // gone already
+        }
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // gone already
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package dev.ferret.runtime.dialect.postgresql;
+
+import dev.ferret.runtime.dialect.AdvisoryLockKeys;
+import dev.ferret.runtime.dialect.ShardLockSession;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/** Session advisory locks on one kept connection, keyed by {@link AdvisoryLockKeys#keyOf}. */
+final class PostgresShardLocks implements ShardLockSession {
+
+    static final String TRY_LOCK = "SELECT pg_try_advisory_lock(?)";
+    static final String UNLOCK = "SELECT pg_advisory_unlock(?)";
+    /** A bigint advisory key shows in pg_locks as classid (high half) and objid (low half), objsubid 1. */
+    static final String PROBE = "SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1"
+            + " AND granted AND pid = pg_backend_pid()";
+
+    private final Connection connection;
+
+    PostgresShardLocks(DataSource dataSource) throws SQLException {
+        this.connection = dataSource.getConnection();
+        connection.setAutoCommit(true);
+    }
+
+    @Override
+    public boolean tryLock(String lockName) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(TRY_LOCK)) {
+            ps.setLong(1, AdvisoryLockKeys.keyOf(lockName));
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    @Override
+    public void release(String lockName) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(UNLOCK)) {
+            ps.setLong(1, AdvisoryLockKeys.keyOf(lockName));
+            ps.execute();
+        }
+    }
+
+    @Override
+    public Set<String> probe(Collection<String> held, Duration timeout) throws SQLException {
+        Map<Long, String> byKey = new HashMap<>();
+        held.forEach(name -> byKey.put(AdvisoryLockKeys.keyOf(name), name));
+        Set<String> stillHeld = new HashSet<>();
+        try (PreparedStatement ps = connection.prepareStatement(PROBE)) {
+            ps.setQueryTimeout((int) Math.max(1, Math.ceil(timeout.toMillis() / 1000.0)));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    long key = (rs.getLong(1) << 32) | (rs.getLong(2) & 0xFFFFFFFFL);
+                    String name = byKey.get(key);
+                    if (name != null) {
+                        stillHeld.add(name);
+                    }
+                }
+            }
+        }
+        return stillHeld;
+    }
+
+    @Override
+    public long sessionId() throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_backend_pid()");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    static final String UNLOCK_ALL = "SELECT pg_advisory_unlock_all()";
+
+    @Override
+    public void close() {
+        try (PreparedStatement ps = connection.prepareStatement(UNLOCK_ALL)) {
+            // a pooled connection keeps its session: its locks must not travel back into the pool
+            ps.execute();
+        } catch (SQLException ignored) {
+            // the session is gone, and its locks with it
+        }
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // already gone
+        }
+    }
+}

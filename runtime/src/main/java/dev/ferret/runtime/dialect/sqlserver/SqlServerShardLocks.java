@@ -1,0 +1,98 @@
+package dev.ferret.runtime.dialect.sqlserver;
+
+import dev.ferret.runtime.dialect.ShardLockSession;
+import java.sql.CallableStatement;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/** Session-owned {@code sp_getapplock}s on one kept connection; the probe asks {@code APPLOCK_MODE} for all. */
+final class SqlServerShardLocks implements ShardLockSession {
+
+    static final String TRY_LOCK = "{? = call sp_getapplock(?, 'Exclusive', 'Session', 0)}";
+    static final String RELEASE = "{? = call sp_releaseapplock(?, 'Session')}";
+    static final String PROBE = "SELECT value FROM OPENJSON(?)"
+            + " WHERE APPLOCK_MODE('public', value, 'Session') <> 'NoLock'";
+
+    private final Connection connection;
+    private final Set<String> held = new LinkedHashSet<>();
+
+    SqlServerShardLocks(DataSource dataSource) throws SQLException {
+        this.connection = dataSource.getConnection();
+        connection.setAutoCommit(true);
+    }
+
+    @Override
+    public boolean tryLock(String lockName) throws SQLException {
+        if (call(TRY_LOCK, lockName) >= 0) {
+            held.add(lockName);
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public void release(String lockName) throws SQLException {
+        held.remove(lockName);
+        call(RELEASE, lockName);
+    }
+
+    private int call(String sql, String lockName) throws SQLException {
+        try (CallableStatement call = connection.prepareCall(sql)) {
+            call.registerOutParameter(1, Types.INTEGER);
+            call.setString(2, lockName);
+            call.execute();
+            return call.getInt(1);
+        }
+    }
+
+    @Override
+    public Set<String> probe(Collection<String> names, Duration timeout) throws SQLException {
+        Set<String> stillHeld = new HashSet<>();
+        try (PreparedStatement ps = connection.prepareStatement(PROBE)) {
+            ps.setQueryTimeout((int) Math.max(1, Math.ceil(timeout.toMillis() / 1000.0)));
+            ps.setString(1, SqlServerDialect.jsonArrayOf(new ArrayList<>(names)));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    stillHeld.add(rs.getString(1));
+                }
+            }
+        }
+        return stillHeld;
+    }
+
+    @Override
+    public long sessionId() throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT @@SPID");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    @Override
+    public void close() {
+        // a pooled connection keeps its session: its applocks must not travel back into the pool
+        for (String name : new ArrayList<>(held)) {
+            try {
+                release(name);
+            } catch (SQLException e) {
+                break; // the session is gone, and its locks with it
+            }
+        }
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // already gone
+        }
+    }
+}
