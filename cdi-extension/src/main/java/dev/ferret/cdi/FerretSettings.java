@@ -1,0 +1,307 @@
+package dev.ferret.cdi;
+
+import dev.ferret.ConfigurationException;
+import dev.ferret.DatabaseEngine;
+import dev.ferret.StoreOptions;
+import dev.ferret.daemon.DaemonMode;
+import dev.ferret.daemon.DaemonSettings;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * Every store and daemon setting, read from configuration (MicroProfile Config in a container) under one key each.
+ * Plain Java: the keys are parsed here, typed and checked, and every refused value is reported with its key and
+ * value; nothing here knows CDI.
+ *
+ * <table>
+ * <caption>keys</caption>
+ * <tr><th>key</th><th>type</th><th>default</th></tr>
+ * <tr><td>{@value #DATASOURCE}</td><td>JNDI name</td><td>{@value #DEFAULT_DATASOURCE}</td></tr>
+ * <tr><td>{@value #TRANSACTIONS}</td><td>{@code jta} | {@code jdbc}</td><td>{@code jta}</td></tr>
+ * <tr><td>{@value #MANAGED_EXECUTOR}</td><td>JNDI name</td><td>{@value #DEFAULT_MANAGED_EXECUTOR}</td></tr>
+ * <tr><td>{@value #MANAGED_SCHEDULED_EXECUTOR}</td><td>JNDI name</td><td>{@value #DEFAULT_MANAGED_SCHEDULED_EXECUTOR}</td></tr>
+ * <tr><td>{@value #LONG_RUNNING_HINT}</td><td>boolean</td><td>true</td></tr>
+ * <tr><td>{@value #SCHEMA}</td><td>identifier</td><td>the engine's default schema</td></tr>
+ * <tr><td>{@value #TABLE_PREFIX}</td><td>identifier</td><td>{@code pc_}</td></tr>
+ * <tr><td>{@value #APPLY_SCHEMA}</td><td>boolean</td><td>false</td></tr>
+ * <tr><td>{@value #ENGINE}</td><td>{@code sql_server} | {@code postgresql} | {@code h2}</td><td>detected</td></tr>
+ * <tr><td>{@value #EVENT_TYPES}</td><td>comma list of {@code [alias=]class}</td><td>none</td></tr>
+ * <tr><td>{@code ferret.daemon.*}, {@code ferret.projections.stop-and-drain-timeout}</td><td colspan="2">see
+ * {@link DaemonSettings}: durations are ISO-8601 ({@code PT0.5S}), enums case-insensitive</td></tr>
+ * </table>
+ */
+public final class FerretSettings {
+
+    public static final String PREFIX = "ferret.";
+    public static final String DATASOURCE = "ferret.datasource";
+    public static final String DEFAULT_DATASOURCE = "java:comp/DefaultDataSource";
+    public static final String TRANSACTIONS = "ferret.transactions";
+    public static final String MANAGED_EXECUTOR = "ferret.executor.managed-executor";
+    public static final String DEFAULT_MANAGED_EXECUTOR = "java:comp/DefaultManagedExecutorService";
+    public static final String MANAGED_SCHEDULED_EXECUTOR = "ferret.executor.managed-scheduled-executor";
+    public static final String DEFAULT_MANAGED_SCHEDULED_EXECUTOR = "java:comp/DefaultManagedScheduledExecutorService";
+    public static final String LONG_RUNNING_HINT = "ferret.executor.long-running-hint";
+    public static final String SCHEMA = "ferret.schema";
+    public static final String TABLE_PREFIX = "ferret.table-prefix";
+    public static final String APPLY_SCHEMA = "ferret.apply-all-database-changes-on-startup";
+    public static final String ENGINE = "ferret.engine";
+    public static final String EVENT_TYPES = "ferret.events.types";
+
+    public static final String DAEMON_MODE = "ferret.daemon.mode";
+    public static final String POLLING_INTERVAL = "ferret.daemon.polling-interval";
+    public static final String STALE_SEQUENCE_THRESHOLD = "ferret.daemon.stale-sequence-threshold";
+    public static final String APPEND_FENCE_TIMEOUT = "ferret.daemon.append-fence-timeout";
+    public static final String FORCED_GAP_SKIP_THRESHOLD = "ferret.daemon.forced-gap-skip-threshold";
+    public static final String BATCH_SIZE = "ferret.daemon.batch-size";
+    public static final String SKIP_APPLY_ERRORS = "ferret.daemon.skip-apply-errors";
+    public static final String MAX_TRANSIENT_RETRIES = "ferret.daemon.max-transient-retries";
+    public static final String TRANSIENT_RETRY_BACKOFF = "ferret.daemon.transient-retry-backoff";
+    public static final String MAX_RETRY_BACKOFF = "ferret.daemon.max-retry-backoff";
+    public static final String STOP_AND_DRAIN_TIMEOUT = "ferret.projections.stop-and-drain-timeout";
+
+    /** Every key this class reads, in documentation order. */
+    public static final List<String> KEYS = List.of(DATASOURCE, TRANSACTIONS, MANAGED_EXECUTOR,
+            MANAGED_SCHEDULED_EXECUTOR, LONG_RUNNING_HINT, SCHEMA, TABLE_PREFIX, APPLY_SCHEMA, ENGINE, EVENT_TYPES,
+            DAEMON_MODE, POLLING_INTERVAL, STALE_SEQUENCE_THRESHOLD, APPEND_FENCE_TIMEOUT, FORCED_GAP_SKIP_THRESHOLD,
+            BATCH_SIZE, SKIP_APPLY_ERRORS, MAX_TRANSIENT_RETRIES, TRANSIENT_RETRY_BACKOFF, MAX_RETRY_BACKOFF,
+            STOP_AND_DRAIN_TIMEOUT);
+
+    /** How page and unit-of-work transactions are run. */
+    public enum Transactions {
+        /** JTA on the container's data source (connections enlisted; the container commits). */
+        JTA,
+        /** Local JDBC commit/rollback, for a non-transactional data source. */
+        JDBC
+    }
+
+    private final String dataSource;
+    private final Transactions transactions;
+    private final String managedExecutor;
+    private final String managedScheduledExecutor;
+    private final boolean longRunningHint;
+    private final Map<String, String> eventTypes;
+    /** Setter calls on StoreOptions, replayed for every options object built. */
+    private final List<Consumer<StoreOptions>> options;
+    private final List<String> problems;
+
+    private FerretSettings(Builder b) {
+        this.dataSource = b.dataSource;
+        this.transactions = b.transactions;
+        this.managedExecutor = b.managedExecutor;
+        this.managedScheduledExecutor = b.managedScheduledExecutor;
+        this.longRunningHint = b.longRunningHint;
+        this.eventTypes = Collections.unmodifiableMap(b.eventTypes);
+        this.options = List.copyOf(b.options);
+        this.problems = List.copyOf(b.problems);
+    }
+
+    /**
+     * Reads every key through {@code lookup} (a missing key gives an empty value). Never throws on bad values:
+     * each one is recorded in {@link #problems()}, naming its key and value.
+     */
+    public static FerretSettings read(Function<String, Optional<String>> lookup) {
+        Builder b = new Builder(lookup);
+        b.dataSource = b.string(DATASOURCE).orElse(DEFAULT_DATASOURCE);
+        b.transactions = b.enumValue(TRANSACTIONS, Transactions.class).orElse(Transactions.JTA);
+        b.managedExecutor = b.string(MANAGED_EXECUTOR).orElse(DEFAULT_MANAGED_EXECUTOR);
+        b.managedScheduledExecutor = b.string(MANAGED_SCHEDULED_EXECUTOR).orElse(DEFAULT_MANAGED_SCHEDULED_EXECUTOR);
+        b.longRunningHint = b.bool(LONG_RUNNING_HINT).orElse(true);
+
+        b.string(SCHEMA).ifPresent(v -> b.option(SCHEMA, v, o -> o.schema(v)));
+        b.string(TABLE_PREFIX).ifPresent(v -> b.option(TABLE_PREFIX, v, o -> o.tablePrefix(v)));
+        b.bool(APPLY_SCHEMA).ifPresent(v -> b.option(APPLY_SCHEMA, v, o -> o.applyAllDatabaseChangesOnStartup(v)));
+        b.enumValue(ENGINE, DatabaseEngine.class).ifPresent(v -> b.option(ENGINE, v, o -> o.engine(v)));
+        b.string(EVENT_TYPES).ifPresent(b::eventTypes);
+
+        b.enumValue(DAEMON_MODE, DaemonMode.class).ifPresent(v -> {
+            if (v == DaemonMode.HOT_COLD) {
+                b.refuse(DAEMON_MODE, b.string(DAEMON_MODE).orElse(""), "HOT_COLD is not available yet; use SOLO"
+                        + " on one node and DISABLED on the others");
+            } else {
+                b.daemon(DAEMON_MODE, v, d -> d.mode(v));
+            }
+        });
+        b.duration(POLLING_INTERVAL).ifPresent(v -> b.daemon(POLLING_INTERVAL, v, d -> d.pollingInterval(v)));
+        b.duration(STALE_SEQUENCE_THRESHOLD)
+                .ifPresent(v -> b.daemon(STALE_SEQUENCE_THRESHOLD, v, d -> d.staleSequenceThreshold(v)));
+        b.duration(APPEND_FENCE_TIMEOUT)
+                .ifPresent(v -> b.daemon(APPEND_FENCE_TIMEOUT, v, d -> d.appendFenceTimeout(v)));
+        b.duration(FORCED_GAP_SKIP_THRESHOLD)
+                .ifPresent(v -> b.daemon(FORCED_GAP_SKIP_THRESHOLD, v, d -> d.forcedGapSkipThreshold(v)));
+        b.integer(BATCH_SIZE).ifPresent(v -> b.daemon(BATCH_SIZE, v, d -> d.batchSize(v)));
+        b.bool(SKIP_APPLY_ERRORS).ifPresent(v -> b.daemon(SKIP_APPLY_ERRORS, v, d -> d.skipApplyErrors(v)));
+        b.integer(MAX_TRANSIENT_RETRIES)
+                .ifPresent(v -> b.daemon(MAX_TRANSIENT_RETRIES, v, d -> d.maxTransientRetries(v)));
+        b.duration(TRANSIENT_RETRY_BACKOFF)
+                .ifPresent(v -> b.daemon(TRANSIENT_RETRY_BACKOFF, v, d -> d.transientRetryBackoff(v)));
+        b.duration(MAX_RETRY_BACKOFF).ifPresent(v -> b.daemon(MAX_RETRY_BACKOFF, v, d -> d.maxRetryBackoff(v)));
+        b.duration(STOP_AND_DRAIN_TIMEOUT)
+                .ifPresent(v -> b.daemon(STOP_AND_DRAIN_TIMEOUT, v, d -> d.stopAndDrainTimeout(v)));
+
+        // settings that are each valid but disagree with one another
+        if (b.problems.isEmpty()) {
+            StoreOptions probe = new StoreOptions();
+            b.options.forEach(o -> o.accept(probe));
+            try {
+                probe.daemon().validate();
+            } catch (ConfigurationException e) {
+                b.problems.add("Ferret configuration: " + e.getMessage()
+                        .replaceAll("(?<![\\w.-])(daemon|projections)\\.", PREFIX + "$1."));
+            }
+        }
+        return new FerretSettings(b);
+    }
+
+    /** Applies every configured store and daemon setting to {@code target}. */
+    public StoreOptions applyTo(StoreOptions target) {
+        options.forEach(o -> o.accept(target));
+        return target;
+    }
+
+    /** The values refused, one message each, naming key and value; empty when the configuration is valid. */
+    public List<String> problems() {
+        return problems;
+    }
+
+    public String dataSource() {
+        return dataSource;
+    }
+
+    public Transactions transactions() {
+        return transactions;
+    }
+
+    public String managedExecutor() {
+        return managedExecutor;
+    }
+
+    public String managedScheduledExecutor() {
+        return managedScheduledExecutor;
+    }
+
+    public boolean longRunningHint() {
+        return longRunningHint;
+    }
+
+    /** Event class names by alias, from {@value #EVENT_TYPES}. */
+    public Map<String, String> eventTypes() {
+        return eventTypes;
+    }
+
+    private static final class Builder {
+        private final Function<String, Optional<String>> lookup;
+        private final List<String> problems = new ArrayList<>();
+        private final List<Consumer<StoreOptions>> options = new ArrayList<>();
+        private final Map<String, String> eventTypes = new LinkedHashMap<>();
+        private final StoreOptions probe = new StoreOptions();
+        private String dataSource;
+        private Transactions transactions;
+        private String managedExecutor;
+        private String managedScheduledExecutor;
+        private boolean longRunningHint;
+
+        Builder(Function<String, Optional<String>> lookup) {
+            this.lookup = lookup;
+        }
+
+        private void refuse(String key, String value, String why) {
+            problems.add("Ferret configuration: " + key + "=" + value + " is refused: " + why);
+        }
+
+        Optional<String> string(String key) {
+            return lookup.apply(key).map(String::trim).filter(s -> !s.isEmpty());
+        }
+
+        Optional<Boolean> bool(String key) {
+            Optional<String> raw = string(key);
+            if (raw.isEmpty()) {
+                return Optional.empty();
+            }
+            String v = raw.get().toLowerCase(Locale.ROOT);
+            if (v.equals("true") || v.equals("false")) {
+                return Optional.of(Boolean.valueOf(v));
+            }
+            refuse(key, raw.get(), "expected true or false");
+            return Optional.empty();
+        }
+
+        Optional<Integer> integer(String key) {
+            Optional<String> raw = string(key);
+            try {
+                return raw.map(Integer::valueOf);
+            } catch (NumberFormatException e) {
+                refuse(key, raw.get(), "expected a whole number");
+                return Optional.empty();
+            }
+        }
+
+        Optional<Duration> duration(String key) {
+            Optional<String> raw = string(key);
+            try {
+                return raw.map(Duration::parse);
+            } catch (DateTimeParseException e) {
+                refuse(key, raw.get(), "expected an ISO-8601 duration such as PT0.5S, PT5S or PT2M");
+                return Optional.empty();
+            }
+        }
+
+        <E extends Enum<E>> Optional<E> enumValue(String key, Class<E> type) {
+            Optional<String> raw = string(key);
+            if (raw.isEmpty()) {
+                return Optional.empty();
+            }
+            String wanted = raw.get().replace('-', '_');
+            for (E constant : type.getEnumConstants()) {
+                if (constant.name().equalsIgnoreCase(wanted)) {
+                    return Optional.of(constant);
+                }
+            }
+            List<String> allowed = new ArrayList<>();
+            for (E constant : type.getEnumConstants()) {
+                allowed.add(constant.name());
+            }
+            refuse(key, raw.get(), "expected one of " + allowed + " (case-insensitive)");
+            return Optional.empty();
+        }
+
+        /** Records a StoreOptions setter, trying it once now so a refused value is reported with its key. */
+        void option(String key, Object value, Consumer<StoreOptions> setter) {
+            try {
+                setter.accept(probe);
+                options.add(setter);
+            } catch (ConfigurationException | IllegalArgumentException e) {
+                refuse(key, String.valueOf(value), e.getMessage());
+            }
+        }
+
+        void daemon(String key, Object value, Consumer<DaemonSettings> setter) {
+            option(key, value, o -> setter.accept(o.daemon()));
+        }
+
+        void eventTypes(String list) {
+            for (String entry : list.split(",")) {
+                String item = entry.trim();
+                if (item.isEmpty()) {
+                    continue;
+                }
+                int eq = item.indexOf('=');
+                String className = eq < 0 ? item : item.substring(eq + 1).trim();
+                String alias = eq < 0 ? className.substring(className.lastIndexOf('.') + 1) : item.substring(0, eq).trim();
+                if (alias.isEmpty() || className.isEmpty()) {
+                    refuse(EVENT_TYPES, list, "entry '" + item + "' must be a class name or alias=class name");
+                } else {
+                    eventTypes.put(alias, className);
+                }
+            }
+        }
+    }
+}

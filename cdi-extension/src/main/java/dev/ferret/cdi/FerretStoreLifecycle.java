@@ -1,0 +1,173 @@
+package dev.ferret.cdi;
+
+import dev.ferret.ConfigurationException;
+import dev.ferret.DocumentStore;
+import dev.ferret.StoreOptions;
+import dev.ferret.daemon.DaemonMode;
+import dev.ferret.projections.AggregateProjection;
+import dev.ferret.runtime.Ferret;
+import dev.ferret.runtime.FerretDocumentStore;
+import dev.ferret.runtime.StoreSeams;
+import dev.ferret.runtime.daemon.DaemonExecutors;
+import dev.ferret.runtime.tx.TransactionRunner;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.BeforeDestroyed;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Inject;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import javax.sql.DataSource;
+
+/**
+ * Builds the store when the application starts (schema apply when configured, daemon start in the configured mode),
+ * produces it for injection, and closes it when the application stops (every shard stopped within the
+ * stop-and-drain bound, the detector's poll cancelled). Everything the store runs on comes from the container: the
+ * data source and the managed executors by JNDI name, transactions through JTA.
+ */
+@ApplicationScoped
+public class FerretStoreLifecycle {
+
+    private static final Logger LOG = Logger.getLogger(FerretStoreLifecycle.class.getName());
+
+    @Inject
+    FerretExtension extension;
+
+    @Inject
+    JtaTransactions jta;
+
+    @Inject
+    jakarta.enterprise.inject.Instance<FaultToleranceRetries> faultTolerance;
+
+    private volatile FerretDocumentStore store;
+    private volatile boolean closed;
+
+    void start(@Observes @Initialized(ApplicationScoped.class) Object event) {
+        store();
+    }
+
+    void stop(@Observes @BeforeDestroyed(ApplicationScoped.class) Object event) {
+        close();
+    }
+
+    /** The store, as an application-scoped bean. Do not close it: the application's shutdown does. */
+    @Produces
+    @ApplicationScoped
+    DocumentStore documentStore() {
+        return store();
+    }
+
+    /** The store, built on first use (normally at application start). */
+    public synchronized FerretDocumentStore store() {
+        if (closed) {
+            throw new IllegalStateException("the Ferret store is closed: the application is stopping");
+        }
+        if (store == null) {
+            store = build();
+        }
+        return store;
+    }
+
+    /** The store if it was built and is open, else null; never builds one. */
+    public FerretDocumentStore storeIfStarted() {
+        return closed ? null : store;
+    }
+
+    /** Whether the store is built and, unless the daemon is disabled, its daemon runs. */
+    public boolean ready() {
+        FerretDocumentStore s = storeIfStarted();
+        if (s == null) {
+            return false;
+        }
+        var status = s.daemon().status();
+        return status.mode() == DaemonMode.DISABLED || status.running();
+    }
+
+    synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (store != null) {
+            LOG.info("Stopping the Ferret store and its daemon");
+            try {
+                store.close();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Closing the Ferret store failed", e);
+            }
+            store = null;
+        }
+    }
+
+    private FerretDocumentStore build() {
+        FerretSettings settings = extension.settings();
+        if (!settings.problems().isEmpty()) {
+            throw new ConfigurationException(String.join("; ", settings.problems()));
+        }
+        DataSource dataSource = lookup(settings.dataSource(), DataSource.class, FerretSettings.DATASOURCE);
+        StoreOptions options = settings.applyTo(new StoreOptions()).dataSource(dataSource);
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        for (Map.Entry<String, String> type : settings.eventTypes().entrySet()) {
+            try {
+                options.events().register(Class.forName(type.getValue(), false, loader), type.getKey());
+            } catch (ClassNotFoundException e) {
+                throw new ConfigurationException(FerretSettings.EVENT_TYPES + ": no class " + type.getValue()
+                        + " (for alias " + type.getKey() + ")");
+            }
+        }
+        for (FerretExtension.Registered r : extension.projections()) {
+            // so events written before this start read back even before this node appends one of their type
+            if (r.projection() instanceof AggregateProjection<?, ?> aggregate) {
+                for (Class<?> eventType : aggregate.handledEventTypes()) {
+                    if (!options.events().byAlias().containsValue(eventType)
+                            && !options.events().byAlias().containsKey(eventType.getSimpleName())) {
+                        options.events().register(eventType);
+                    }
+                }
+            }
+            options.projections().add(r.projection(), r.lifecycle());
+        }
+        TransactionRunner transactions = settings.transactions() == FerretSettings.Transactions.JTA
+                ? jta : TransactionRunner.JDBC;
+        StoreSeams seams = StoreSeams.defaults()
+                .withTransactions(transactions)
+                .withExecutors(workers -> executors(settings));
+        if (faultTolerance.isResolvable()) {
+            seams = seams.withRetries(faultTolerance.get().factory());
+        }
+        FerretDocumentStore built = Ferret.createStore(options, seams);
+        LOG.info("Ferret store started on " + settings.dataSource() + " (" + built.engine() + ", " + transactions
+                + (faultTolerance.isResolvable() ? ", MicroProfile Fault Tolerance retries" : ", Resilience4j retries")
+                + ", daemon " + options.daemon().getMode() + ", " + extension.projections().size() + " projections)");
+        return built;
+    }
+
+    private static DaemonExecutors executors(FerretSettings settings) {
+        ManagedScheduledExecutorService scheduler = lookup(settings.managedScheduledExecutor(),
+                ManagedScheduledExecutorService.class, FerretSettings.MANAGED_SCHEDULED_EXECUTOR);
+        ManagedExecutorService workers = lookup(settings.managedExecutor(), ManagedExecutorService.class,
+                FerretSettings.MANAGED_EXECUTOR);
+        return new DaemonExecutors(new SerialScheduledExecutor(scheduler),
+                new HintedExecutor(workers, settings.longRunningHint()), false);
+    }
+
+    private static <T> T lookup(String name, Class<T> type, String key) {
+        Object found;
+        try {
+            found = InitialContext.doLookup(name);
+        } catch (NamingException e) {
+            throw new ConfigurationException(key + "=" + name + ": nothing bound under that JNDI name (" + e + ")");
+        }
+        if (!type.isInstance(found)) {
+            throw new ConfigurationException(key + "=" + name + ": bound object is a " + found.getClass().getName()
+                    + ", not a " + type.getName());
+        }
+        return type.cast(found);
+    }
+}

@@ -1,0 +1,78 @@
+package dev.ferret.cdi;
+
+import jakarta.enterprise.concurrent.ManagedExecutors;
+import jakarta.enterprise.concurrent.ManagedTask;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The daemon's page workers on a container's {@code ManagedExecutorService}. Each task (one run of a shard's page
+ * loop: it runs until the shard has caught up with the mark, which after a backlog or during a rebuild may take long)
+ * carries {@link ManagedTask#LONGRUNNING_HINT} and an identity name, so a server that routes long-running work to
+ * its own policy (Liberty: {@code longRunningPolicyRef}) keeps it off the request threads.
+ *
+ * <p>Lifecycle methods are not forwarded: a managed executor belongs to the container.
+ */
+final class HintedExecutor extends AbstractExecutorService {
+
+    private final ExecutorService delegate;
+    private final Map<String, String> properties;
+    private volatile boolean shutdown;
+
+    HintedExecutor(ExecutorService delegate, boolean longRunning) {
+        this.delegate = delegate;
+        this.properties = Map.of(ManagedTask.LONGRUNNING_HINT, Boolean.toString(longRunning),
+                ManagedTask.IDENTITY_NAME, "ferret-shard-page-loop");
+    }
+
+    @Override
+    public Future<?> submit(Runnable task) {
+        return delegate.submit(ManagedExecutors.managedTask(task, properties, null));
+    }
+
+    @Override
+    public <T> Future<T> submit(Callable<T> task) {
+        return delegate.submit(ManagedExecutors.managedTask(task, properties, null));
+    }
+
+    @Override
+    public <T> Future<T> submit(Runnable task, T result) {
+        return delegate.submit(ManagedExecutors.managedTask(task, properties, null), result);
+    }
+
+    @Override
+    public void execute(Runnable command) {
+        delegate.execute(ManagedExecutors.managedTask(command, properties, null));
+    }
+
+    @Override
+    public void shutdown() {
+        shutdown = true;
+    }
+
+    @Override
+    public List<Runnable> shutdownNow() {
+        shutdown = true;
+        return List.of();
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return shutdown;
+    }
+
+    @Override
+    public boolean isTerminated() {
+        return shutdown;
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) {
+        return shutdown;
+    }
+}

@@ -1,0 +1,36 @@
+package dev.ferret.cdi.health;
+
+import dev.ferret.cdi.FerretStoreLifecycle;
+import dev.ferret.daemon.DaemonStatus;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
+import org.eclipse.microprofile.health.Readiness;
+
+/** UP once the store is built (schema applied or verified) and its daemon started, unless it is disabled. */
+@Readiness
+@ApplicationScoped
+public class FerretReadinessCheck implements HealthCheck {
+
+    @Inject
+    FerretStoreLifecycle lifecycle;
+
+    @Override
+    public HealthCheckResponse call() {
+        HealthCheckResponseBuilder response = HealthCheckResponse.named("ferret-store");
+        var store = lifecycle.storeIfStarted();
+        if (store == null) {
+            return response.down().withData("store", "not started").build();
+        }
+        DaemonStatus status = store.daemon().status();
+        return response.status(lifecycle.ready())
+                .withData("store", "started")
+                .withData("engine", store.engine().name())
+                .withData("daemonMode", status.mode().name())
+                .withData("daemonRunning", status.running())
+                .withData("shards", status.shards().size())
+                .build();
+    }
+}

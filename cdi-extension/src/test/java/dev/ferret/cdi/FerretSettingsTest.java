@@ -1,0 +1,110 @@
+package dev.ferret.cdi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ferret.StoreOptions;
+import dev.ferret.daemon.DaemonMode;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class FerretSettingsTest {
+
+    private static FerretSettings read(Map<String, String> values) {
+        return FerretSettings.read(key -> Optional.ofNullable(values.get(key)));
+    }
+
+    @Test
+    void defaultsNeedNoConfiguration() {
+        FerretSettings settings = read(Map.of());
+        assertThat(settings.problems()).isEmpty();
+        assertThat(settings.dataSource()).isEqualTo("java:comp/DefaultDataSource");
+        assertThat(settings.transactions()).isEqualTo(FerretSettings.Transactions.JTA);
+        assertThat(settings.managedExecutor()).isEqualTo("java:comp/DefaultManagedExecutorService");
+        assertThat(settings.managedScheduledExecutor()).isEqualTo("java:comp/DefaultManagedScheduledExecutorService");
+        StoreOptions options = settings.applyTo(new StoreOptions());
+        assertThat(options.daemon().getMode()).isEqualTo(DaemonMode.DISABLED);
+    }
+
+    @Test
+    void everyKeyIsAppliedTyped() {
+        FerretSettings settings = read(Map.ofEntries(
+                Map.entry("ferret.datasource", "jdbc/orders"),
+                Map.entry("ferret.transactions", "JDBC"),
+                Map.entry("ferret.schema", "ferret"),
+                Map.entry("ferret.table-prefix", "fx_"),
+                Map.entry("ferret.apply-all-database-changes-on-startup", "TRUE"),
+                Map.entry("ferret.engine", "sql-server"),
+                Map.entry("ferret.events.types", "java.lang.String, renamed=java.lang.Integer"),
+                Map.entry("ferret.daemon.mode", "solo"),
+                Map.entry("ferret.daemon.polling-interval", "PT0.25S"),
+                Map.entry("ferret.daemon.stale-sequence-threshold", "PT4S"),
+                Map.entry("ferret.daemon.append-fence-timeout", "PT2S"),
+                Map.entry("ferret.daemon.forced-gap-skip-threshold", "PT5M"),
+                Map.entry("ferret.daemon.batch-size", "50"),
+                Map.entry("ferret.daemon.skip-apply-errors", "true"),
+                Map.entry("ferret.daemon.max-transient-retries", "2"),
+                Map.entry("ferret.daemon.transient-retry-backoff", "PT0.2S"),
+                Map.entry("ferret.daemon.max-retry-backoff", "PT10S"),
+                Map.entry("ferret.projections.stop-and-drain-timeout", "PT7S")));
+        assertThat(settings.problems()).isEmpty();
+        assertThat(settings.dataSource()).isEqualTo("jdbc/orders");
+        assertThat(settings.transactions()).isEqualTo(FerretSettings.Transactions.JDBC);
+        assertThat(settings.eventTypes()).containsEntry("String", "java.lang.String")
+                .containsEntry("renamed", "java.lang.Integer");
+        StoreOptions options = settings.applyTo(new StoreOptions());
+        assertThat(options.getSchema()).isEqualTo("ferret");
+        assertThat(options.getTablePrefix()).isEqualTo("fx_");
+        assertThat(options.isApplyAllDatabaseChangesOnStartup()).isTrue();
+        assertThat(options.getEngine()).isEqualTo(dev.ferret.DatabaseEngine.SQL_SERVER);
+        var d = options.daemon();
+        assertThat(d.getMode()).isEqualTo(DaemonMode.SOLO);
+        assertThat(d.getPollingInterval()).isEqualTo(Duration.ofMillis(250));
+        assertThat(d.getStaleSequenceThreshold()).isEqualTo(Duration.ofSeconds(4));
+        assertThat(d.getAppendFenceTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(d.getForcedGapSkipThreshold()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(d.getBatchSize()).isEqualTo(50);
+        assertThat(d.isSkipApplyErrors()).isTrue();
+        assertThat(d.getMaxTransientRetries()).isEqualTo(2);
+        assertThat(d.getTransientRetryBackoff()).isEqualTo(Duration.ofMillis(200));
+        assertThat(d.getMaxRetryBackoff()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(d.getStopAndDrainTimeout()).isEqualTo(Duration.ofSeconds(7));
+    }
+
+    @Test
+    void everyRefusedValueIsReportedWithItsKeyAndValue() {
+        FerretSettings settings = read(Map.of(
+                "ferret.daemon.mode", "sometimes",
+                "ferret.daemon.polling-interval", "500ms",
+                "ferret.daemon.batch-size", "0",
+                "ferret.daemon.skip-apply-errors", "yes",
+                "ferret.schema", "bad schema",
+                "ferret.projections.stop-and-drain-timeout", "5s"));
+        assertThat(settings.problems()).hasSize(6);
+        assertThat(settings.problems()).anySatisfy(p -> assertThat(p)
+                .contains("ferret.daemon.mode=sometimes").contains("[DISABLED, SOLO, HOT_COLD]"));
+        assertThat(settings.problems()).anySatisfy(p -> assertThat(p)
+                .contains("ferret.daemon.polling-interval=500ms").contains("ISO-8601"));
+        assertThat(settings.problems()).anySatisfy(p -> assertThat(p).contains("ferret.daemon.batch-size=0"));
+        assertThat(settings.problems()).anySatisfy(p -> assertThat(p).contains("ferret.daemon.skip-apply-errors=yes"));
+        assertThat(settings.problems()).anySatisfy(p -> assertThat(p).contains("ferret.schema=bad schema"));
+        assertThat(settings.problems()).anySatisfy(p -> assertThat(p)
+                .contains("ferret.projections.stop-and-drain-timeout=5s").contains("ISO-8601"));
+    }
+
+    @Test
+    void settingsThatDisagreeAreReported() {
+        FerretSettings settings = read(Map.of(
+                "ferret.daemon.stale-sequence-threshold", "PT10M",
+                "ferret.daemon.forced-gap-skip-threshold", "PT1M"));
+        assertThat(settings.problems()).singleElement().asString()
+                .contains("ferret.daemon.forced-gap-skip-threshold").contains("ferret.daemon.stale-sequence-threshold");
+    }
+
+    @Test
+    void hotColdIsRefusedUntilItExists() {
+        assertThat(read(Map.of("ferret.daemon.mode", "hot_cold")).problems()).singleElement().asString()
+                .contains("ferret.daemon.mode=hot_cold").contains("not available");
+    }
+}

@@ -1,0 +1,4 @@
+package dev.ferret.it.app;
+
+public record FragileDoc(String id) {
+}

@@ -1,0 +1,12 @@
+package dev.ferret.it.app;
+
+public final class ItEvents {
+    private ItEvents() {
+    }
+
+    public record Placed(String orderId, String customer) {
+    }
+
+    public record Poison(String orderId) {
+    }
+}

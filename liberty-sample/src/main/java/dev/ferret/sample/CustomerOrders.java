@@ -1,0 +1,7 @@
+package dev.ferret.sample;
+
+import java.util.List;
+
+/** The orders of one customer, written by the {@link CustomerOrdersProjection}. */
+public record CustomerOrders(String id, List<String> orderIds) {
+}

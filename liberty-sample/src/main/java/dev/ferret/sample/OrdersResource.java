@@ -1,0 +1,119 @@
+package dev.ferret.sample;
+
+import dev.ferret.DocumentSession;
+import dev.ferret.DocumentStore;
+import dev.ferret.QuerySession;
+import dev.ferret.daemon.NonStaleTimeoutException;
+import dev.ferret.sample.Events.ItemAdded;
+import dev.ferret.sample.Events.OrderCancelled;
+import dev.ferret.sample.Events.OrderPlaced;
+import dev.ferret.sample.Events.OrderShipped;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/** Appends order events and reads the projections; {@code ?nonStale=true} waits for the daemon to catch up. */
+@Path("/")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class OrdersResource {
+
+    private static final Duration NON_STALE_WAIT = Duration.ofSeconds(10);
+
+    @Inject
+    DocumentStore store;
+
+    public record PlaceOrder(String orderId, String customer, long amountCents) {
+    }
+
+    public record AddItem(String sku, int quantity, long priceCents) {
+    }
+
+    public record Cancel(String reason) {
+    }
+
+    @POST
+    @Path("orders")
+    public Response place(PlaceOrder order) {
+        if (order == null || order.orderId() == null || order.customer() == null) {
+            return Response.status(400).entity(Map.of("error", "orderId and customer are required")).build();
+        }
+        return append(order.orderId(), new OrderPlaced(order.orderId(), order.customer(), order.amountCents()));
+    }
+
+    @POST
+    @Path("orders/{id}/items")
+    public Response addItem(@PathParam("id") String id, AddItem item) {
+        return append(id, new ItemAdded(id, item.sku(), item.quantity(), item.priceCents()));
+    }
+
+    @POST
+    @Path("orders/{id}/ship")
+    public Response ship(@PathParam("id") String id) {
+        return append(id, new OrderShipped(id));
+    }
+
+    @POST
+    @Path("orders/{id}/cancel")
+    public Response cancel(@PathParam("id") String id, Cancel cancel) {
+        return append(id, new OrderCancelled(id, cancel == null ? null : cancel.reason()));
+    }
+
+    private Response append(String streamId, Object event) {
+        try (DocumentSession session = store.openSession()) {
+            session.events().append(streamId, event);
+            session.saveChanges();
+        }
+        return Response.accepted(Map.of("stream", streamId, "event", event.getClass().getSimpleName())).build();
+    }
+
+    @GET
+    @Path("orders/{id}")
+    public Response order(@PathParam("id") String id, @QueryParam("nonStale") @DefaultValue("false") boolean nonStale) {
+        return read(OrderSummary.class, id, nonStale);
+    }
+
+    @GET
+    @Path("customers/{id}")
+    public Response customer(@PathParam("id") String id,
+                             @QueryParam("nonStale") @DefaultValue("false") boolean nonStale) {
+        return read(CustomerOrders.class, id, nonStale);
+    }
+
+    @GET
+    @Path("dashboard")
+    public Response dashboard(@QueryParam("nonStale") @DefaultValue("false") boolean nonStale) {
+        return read(Dashboard.class, Dashboard.ID, nonStale);
+    }
+
+    private <T> Response read(Class<T> type, String id, boolean nonStale) {
+        try {
+            if (nonStale) {
+                store.waitForNonStaleProjectionData(NON_STALE_WAIT);
+            }
+            try (QuerySession session = store.querySession()) {
+                Optional<T> found = session.load(type, id);
+                return found.map(d -> Response.ok(d).build())
+                        .orElseGet(() -> Response.status(404).entity(Map.of("error", "no " + type.getSimpleName()
+                                + " '" + id + "' (yet)")).build());
+            }
+        } catch (NonStaleTimeoutException e) {
+            return Response.status(503).entity(Map.of("error", e.getMessage())).build();
+        } catch (IllegalStateException e) {
+            return Response.status(409).entity(Map.of("error", e.getMessage())).build();
+        }
+    }
+}
