@@ -126,6 +126,9 @@ DELETE FROM PUBLIC.pc_event_progression WHERE name = ?
 -- daemon.insertDeadLetter
 INSERT INTO PUBLIC.pc_dead_letters (projection, seq_id, event_id, type, tenant_id, exception_type, message, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 
+-- daemon.countLiveNodes
+SELECT COUNT(*) FROM PUBLIC.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id > ?
+
 -- documents.propertyEquals
 PUBLIC.pc_json_text(CAST(data AS VARCHAR), ?) = ?
 

@@ -121,6 +121,9 @@ DELETE FROM public.pc_event_progression WHERE name = ?
 -- daemon.insertDeadLetter
 INSERT INTO public.pc_dead_letters (projection, seq_id, event_id, type, tenant_id, exception_type, message, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 
+-- daemon.countLiveNodes
+SELECT COUNT(*) FROM public.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id > ?
+
 -- documents.propertyEquals
 data ->> ? = ?
 

@@ -129,6 +129,9 @@ DELETE FROM dbo.pc_event_progression WHERE name = ?
 -- daemon.insertDeadLetter
 INSERT INTO dbo.pc_dead_letters (projection, seq_id, event_id, type, tenant_id, exception_type, message, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 
+-- daemon.countLiveNodes
+SELECT COUNT(*) FROM dbo.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id > ?
+
 -- documents.propertyEquals
 JSON_VALUE(data, ?) = ?
 

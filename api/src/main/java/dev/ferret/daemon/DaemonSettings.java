@@ -13,6 +13,9 @@ public final class DaemonSettings {
     private Duration appendFenceTimeout = Duration.ofSeconds(1);
     private Duration forcedGapSkipThreshold = Duration.ofMinutes(2);
     private int batchSize = 500;
+    private Duration monitoringInterval = Duration.ofSeconds(5);
+    private Duration probeTimeout = Duration.ofSeconds(3);
+    private Duration lockAcquireInterval = Duration.ofSeconds(1);
     private Duration stopAndDrainTimeout = Duration.ofSeconds(5);
     private boolean skipApplyErrors;
     private int maxTransientRetries = 5;
@@ -70,6 +73,45 @@ public final class DaemonSettings {
         return stopAndDrainTimeout;
     }
 
+    /**
+     * HotCold: how often the lock monitor asks the database which shard locks this node still holds, stopping the
+     * shards whose lock is gone; default 5 s. Zero or negative starts no monitor, which reintroduces split brain: a
+     * node that lost its session goes on running shards another node has taken.
+     */
+    public DaemonSettings monitoringInterval(Duration interval) {
+        this.monitoringInterval = java.util.Objects.requireNonNull(interval, "daemon.lock.monitoring-interval");
+        return this;
+    }
+
+    /** HotCold: the bound on one lock probe, and so on shutdown waiting behind one; default 3 s. */
+    public DaemonSettings probeTimeout(Duration timeout) {
+        this.probeTimeout = positive("daemon.lock.probe-timeout", timeout);
+        return this;
+    }
+
+    /** HotCold: how often a node tries to take the shards nobody holds; default 1 s. */
+    public DaemonSettings lockAcquireInterval(Duration interval) {
+        this.lockAcquireInterval = positive("daemon.lock.acquire-interval", interval);
+        return this;
+    }
+
+    public Duration getMonitoringInterval() {
+        return monitoringInterval;
+    }
+
+    /** Whether the lock monitor runs. */
+    public boolean isMonitoring() {
+        return !monitoringInterval.isNegative() && !monitoringInterval.isZero();
+    }
+
+    public Duration getProbeTimeout() {
+        return probeTimeout;
+    }
+
+    public Duration getLockAcquireInterval() {
+        return lockAcquireInterval;
+    }
+
     /** Events per page; default 500. */
     public DaemonSettings batchSize(int batchSize) {
         if (batchSize < 1 || batchSize > 100_000) {
@@ -115,6 +157,11 @@ public final class DaemonSettings {
         if (forcedGapSkipThreshold.compareTo(staleSequenceThreshold) <= 0) {
             throw new ConfigurationException("daemon.forced-gap-skip-threshold (" + forcedGapSkipThreshold
                     + ") must be longer than daemon.stale-sequence-threshold (" + staleSequenceThreshold + ")");
+        }
+        if (isMonitoring() && probeTimeout.compareTo(monitoringInterval) >= 0) {
+            throw new ConfigurationException("daemon.lock.probe-timeout (" + probeTimeout
+                    + ") must be shorter than daemon.lock.monitoring-interval (" + monitoringInterval
+                    + "): shutdown waits behind an in-flight probe");
         }
         if (maxRetryBackoff.compareTo(transientRetryBackoff) < 0) {
             throw new ConfigurationException("daemon.max-retry-backoff (" + maxRetryBackoff

@@ -108,15 +108,12 @@ public final class FerretDocumentStore implements DocumentStore {
         }
         this.inlineAppliers = List.copyOf(inline);
         DaemonSettings settings = options.daemon();
-        if (settings.getMode() == DaemonMode.HOT_COLD) {
-            throw new ConfigurationException("daemon.mode HOT_COLD is not available yet; use SOLO on one node");
-        }
         this.daemon = new AsyncDaemon(this, settings, async, options.projections().asyncListeners(),
                 seams.executors().apply(Math.max(1, Math.min(4, async.size()))), seams.retries());
         LOG.info("Ferret store on {} (schema {}, prefix {}) with {} document types, {} async and {} inline"
                         + " projections, daemon {}", dialect.engine(), names.schema(), names.prefix(),
                 documents.size(), async.size(), inline.size(), settings.getMode());
-        if (settings.getMode() == DaemonMode.SOLO) {
+        if (settings.getMode() != DaemonMode.DISABLED) {
             daemon.start();
         }
     }

@@ -57,6 +57,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
     private final TransientRetry.Factory retries;
 
     private volatile boolean running;
+    private final ShardOwnership ownership;
     private ScheduledFuture<?> nextPoll;
     private Duration pollBackoff;
 
@@ -75,6 +76,18 @@ public final class AsyncDaemon implements ProjectionDaemon {
             shards.put(name, new ShardAgent(name, applier, this));
         }
         this.pollBackoff = settings.getPollingInterval();
+        this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !shards.isEmpty()
+                ? new ShardOwnership(this, List.copyOf(shards.values())) : null;
+    }
+
+    /** The database session holding this node's HotCold locks, or -1. */
+    public long lockSessionId() {
+        return ownership == null ? -1 : ownership.lockSessionId();
+    }
+
+    /** The shards this node runs under HotCold (every shard under SOLO). */
+    public java.util.Set<String> ownedShards() {
+        return ownership == null ? shards.keySet() : ownership.heldShards();
     }
 
     /** {@code <name>:All}, or {@code <name>:V<n>:All} above version 1. */
@@ -126,7 +139,11 @@ public final class AsyncDaemon implements ProjectionDaemon {
             LOG.warn("Could not read the persisted high water mark; starting from the log", e);
         }
         running = true;
-        shards.values().forEach(ShardAgent::start);
+        if (ownership != null) {
+            ownership.start();
+        } else {
+            shards.values().forEach(ShardAgent::start);
+        }
         schedulePoll(Duration.ZERO);
         LOG.info("Async daemon started in {} mode with {} shards", settings.getMode(), shards.size());
     }
@@ -202,6 +219,9 @@ public final class AsyncDaemon implements ProjectionDaemon {
         requestStopAll();
         long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout());
         long cancelled = shards.values().stream().filter(agent -> !agent.awaitStop(deadline)).count();
+        if (ownership != null) {
+            ownership.stop();
+        }
         board.changed();
         LOG.info("Async daemon stopped{}", cancelled == 0 ? "" : "; " + cancelled
                 + " shards were cancelled at the drain bound and will re-process their page");
@@ -248,7 +268,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         Duration remaining = timeout.minusNanos(System.nanoTime() - started);
         boolean done;
         try {
-            done = board.await(() -> watched.stream().allMatch(a -> a.floor() >= target), remaining, () -> { });
+            done = board.await(() -> watched.stream().allMatch(a -> progressOf(a) >= target), remaining, () -> { });
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for non-stale projection data", e);
@@ -258,14 +278,31 @@ public final class AsyncDaemon implements ProjectionDaemon {
             StringBuilder message = new StringBuilder("projections did not reach the high water mark ")
                     .append(target).append(" within ").append(timeout).append(':');
             for (ShardAgent agent : watched) {
-                if (agent.floor() < target) {
-                    long behind = target - Math.max(0, agent.floor());
+                long at = Math.max(0, progressOf(agent));
+                if (at < target) {
+                    long behind = target - at;
                     lag.put(agent.name(), behind);
-                    message.append(' ').append(agent.name()).append(" at ").append(Math.max(0, agent.floor()))
+                    message.append(' ').append(agent.name()).append(" at ").append(at)
                             .append(" (").append(behind).append(" behind, ").append(agent.state()).append(')');
                 }
             }
             throw new NonStaleTimeoutException(message.toString(), lag);
+        }
+    }
+
+    /** A shard's progression: its own when it runs here, else as another HotCold node committed it. */
+    private long progressOf(ShardAgent agent) {
+        if (ownership == null || agent.state() != ShardState.STOPPED) {
+            return agent.floor();
+        }
+        try (java.sql.Connection c = store.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(sql.selectProgression())) {
+            ps.setString(1, agent.name());
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        } catch (SQLException e) {
+            return -1;
         }
     }
 

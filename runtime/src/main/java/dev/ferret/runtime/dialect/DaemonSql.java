@@ -15,8 +15,10 @@ package dev.ferret.runtime.dialect;
  * @param raiseMark          (name, last_seq_id, last_updated): creates the row or raises it, never lowers it
  * @param deleteProgression  (name)
  * @param insertDeadLetter   (projection, seq_id, event_id, type, tenant_id, exception_type, message, timestamp)
+ * @param countLiveNodes     (heartbeat cut-off in epoch millis) -&gt; HotCold nodes whose heartbeat row (a
+ *                           progression row {@code Node:<id>} holding its last beat) is newer
  */
 public record DaemonSql(String highWaterMark, String listGaps, String loadPage, String selectProgression,
                         String advanceProgression, String raiseMark, String deleteProgression,
-                        String insertDeadLetter) {
+                        String insertDeadLetter, String countLiveNodes) {
 }

@@ -48,6 +48,19 @@ class DaemonSettingsTest {
     }
 
     @Test
+    void aProbeTimeoutNotShorterThanTheMonitoringIntervalIsRejected() {
+        DaemonSettings settings = new DaemonSettings().monitoringInterval(Duration.ofSeconds(2))
+                .probeTimeout(Duration.ofSeconds(2));
+        assertThatThrownBy(settings::validate).isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("daemon.lock.probe-timeout (PT2S)")
+                .hasMessageContaining("daemon.lock.monitoring-interval (PT2S)");
+        // no monitor, nothing to compare
+        new DaemonSettings().monitoringInterval(Duration.ZERO).probeTimeout(Duration.ofSeconds(9)).validate();
+        assertThat(new DaemonSettings().isMonitoring()).isTrue();
+        new DaemonSettings().validate();
+    }
+
+    @Test
     void aProjectionNameAndVersionIsRegisteredOnce() {
         ProjectionOptions projections = new ProjectionOptions();
         projections.add(Snapshot.of("Tally", Tally.class), Lifecycle.ASYNC);

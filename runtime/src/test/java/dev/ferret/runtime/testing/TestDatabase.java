@@ -79,6 +79,31 @@ public final class TestDatabase implements AutoCloseable {
         return dataSource;
     }
 
+    private final java.util.List<HikariDataSource> extraPools = new java.util.ArrayList<>();
+
+    /** Another pool on the same database: a second node's own connections. Closed with this database. */
+    public DataSource newPool(String name) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(8);
+        config.setPoolName(name + "-" + schema);
+        if (engine == DatabaseEngine.POSTGRESQL) {
+            config.addDataSourceProperty("ApplicationName", schema);
+        }
+        HikariDataSource pool = new HikariDataSource(config);
+        extraPools.add(pool);
+        return pool;
+    }
+
+    /** Ends one server session: {@code pg_terminate_backend} on PostgreSQL, {@code ABORT_SESSION} on H2. */
+    public void killSession(long sessionId) {
+        switch (engine) {
+            case POSTGRESQL -> queryLong("SELECT count(pg_terminate_backend(" + sessionId + "))");
+            case H2 -> execute("CALL ABORT_SESSION(" + sessionId + ")");
+            case SQL_SERVER -> execute("KILL " + sessionId);
+        }
+    }
+
     /** Options pointing at this database and schema, applying the schema on startup. */
     public StoreOptions options() {
         return new StoreOptions().dataSource(dataSource).schema(schema).applyAllDatabaseChangesOnStartup(true);
@@ -128,6 +153,7 @@ public final class TestDatabase implements AutoCloseable {
                 case SQL_SERVER -> dropSqlServerSchema();
             }
         } finally {
+            extraPools.forEach(HikariDataSource::close);
             dataSource.close();
         }
     }

@@ -22,6 +22,7 @@ import javax.sql.DataSource;
 final class H2ShardLocks implements ShardLockSession {
 
     private static final int LOCK_TIMEOUT_ERROR = 50200;
+    private static final int DUPLICATE_KEY = 23505;
 
     private final DataSource dataSource;
     private final String ensureRow;
@@ -31,7 +32,9 @@ final class H2ShardLocks implements ShardLockSession {
     H2ShardLocks(DataSource dataSource, TableNames names) {
         this.dataSource = dataSource;
         String table = names.schema() + "." + names.local("shard_locks");
-        this.ensureRow = "MERGE INTO " + table + " KEY (name) VALUES (?)";
+        // a plain read does not wait on the row lock another node holds; MERGE would
+        this.ensureRow = "INSERT INTO " + table + " (name) SELECT ? WHERE NOT EXISTS (SELECT 1 FROM " + table
+                + " WHERE name = ?)";
         this.lockRow = "SELECT name FROM " + table + " WHERE name = ? FOR UPDATE";
     }
 
@@ -42,14 +45,20 @@ final class H2ShardLocks implements ShardLockSession {
         }
         Connection connection = dataSource.getConnection();
         try {
-            try (PreparedStatement ps = connection.prepareStatement(ensureRow)) {
-                ps.setString(1, lockName);
-                ps.executeUpdate();
-            }
-            connection.setAutoCommit(false);
             try (Statement s = connection.createStatement()) {
                 s.execute("SET LOCK_TIMEOUT 100");
             }
+            try (PreparedStatement ps = connection.prepareStatement(ensureRow)) {
+                ps.setString(1, lockName);
+                ps.setString(2, lockName);
+                ps.executeUpdate();
+            } catch (SQLException e) {
+                if (e.getErrorCode() != DUPLICATE_KEY) {
+                    throw e;
+                }
+                // another node created the row at the same moment
+            }
+            connection.setAutoCommit(false);
             try (PreparedStatement ps = connection.prepareStatement(lockRow)) {
                 ps.setString(1, lockName);
                 ps.executeQuery().close();

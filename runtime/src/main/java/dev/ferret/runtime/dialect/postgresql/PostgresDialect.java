@@ -152,7 +152,8 @@ public final class PostgresDialect implements Dialect {
                         + " last_updated = EXCLUDED.last_updated WHERE p.last_seq_id < EXCLUDED.last_seq_id",
                 "DELETE FROM " + t.progression() + " WHERE name = ?",
                 "INSERT INTO " + t.deadLetters() + " (projection, seq_id, event_id, type, tenant_id, exception_type,"
-                        + " message, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+                        + " message, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "SELECT COUNT(*) FROM " + t.progression() + " WHERE name LIKE 'Node:%' AND last_seq_id > ?");
     }
 
     @Override

@@ -191,7 +191,8 @@ public final class SqlServerDialect implements Dialect {
                         + " VALUES (source.name, source.last_seq_id, source.last_updated);",
                 "DELETE FROM " + t.progression() + " WHERE name = ?",
                 "INSERT INTO " + t.deadLetters() + " (projection, seq_id, event_id, type, tenant_id, exception_type,"
-                        + " message, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+                        + " message, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "SELECT COUNT(*) FROM " + t.progression() + " WHERE name LIKE 'Node:%' AND last_seq_id > ?");
     }
 
     /*

@@ -1,0 +1,218 @@
+package dev.ferret.runtime.daemon;
+
+import dev.ferret.runtime.FerretDocumentStore;
+import dev.ferret.runtime.dialect.AdvisoryLockKeys;
+import dev.ferret.runtime.dialect.DaemonSql;
+import dev.ferret.runtime.dialect.Dialect;
+import dev.ferret.runtime.dialect.ShardLockSession;
+import dev.ferret.daemon.DaemonSettings;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * HotCold: which shards this node runs. Every node competes for a session-scoped database lock per shard; the
+ * holder runs the shard, the others keep trying every {@code lockAcquireInterval}. A node takes at most
+ * {@code ceil(shards / live nodes)} shards, live nodes being those whose heartbeat row is fresh, and gives back
+ * shards above that share when a node joins, so shards spread and move when a node leaves. The lock monitor asks
+ * the database every {@code monitoringInterval} which locks the session still holds and stops (with the drain
+ * bound) every shard whose lock is gone; a lost lock connection is replaced and the node competes again.
+ *
+ * <p>Everything here runs on the daemon's single scheduler thread, which owns the lock session and the held map;
+ * page work never runs there, so lock upkeep never waits behind a page.
+ */
+final class ShardOwnership {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShardOwnership.class);
+    /** A node whose heartbeat is older than this many acquire intervals counts as gone. */
+    private static final int HEARTBEATS_TO_LIVE = 4;
+
+    private final AsyncDaemon daemon;
+    private final FerretDocumentStore store;
+    private final DaemonSettings settings;
+    private final DaemonSql sql;
+    private final String nodeRow = "Node:" + UUID.randomUUID();
+    private final Map<String, ShardAgent> lockNames = new LinkedHashMap<>();
+    private final Map<String, ShardAgent> held = new LinkedHashMap<>();
+
+    private ShardLockSession locks;
+    private ScheduledFuture<?> acquiring;
+    private ScheduledFuture<?> monitoring;
+
+    ShardOwnership(AsyncDaemon daemon, List<ShardAgent> agents) {
+        this.daemon = daemon;
+        this.store = daemon.store();
+        this.settings = daemon.settings();
+        this.sql = store.dialect().daemonSql(store.names());
+        for (ShardAgent agent : agents) {
+            lockNames.put(Dialect.shardLockName(store.names(), agent.name()), agent);
+        }
+        AdvisoryLockKeys.requireDistinct(lockNames.keySet());
+    }
+
+    void start() {
+        acquiring = daemon.scheduler().scheduleWithFixedDelay(this::acquireRound, 0,
+                settings.getLockAcquireInterval().toMillis(), TimeUnit.MILLISECONDS);
+        if (settings.isMonitoring()) {
+            monitoring = daemon.scheduler().scheduleWithFixedDelay(this::monitorRound,
+                    settings.getMonitoringInterval().toMillis(), settings.getMonitoringInterval().toMillis(),
+                    TimeUnit.MILLISECONDS);
+        } else {
+            LOG.warn("HotCold lock monitor is off (daemon.lock.monitoring-interval {}): a node that loses its"
+                    + " database session keeps running its shards while another node takes them over, so both run"
+                    + " them (split brain)", settings.getMonitoringInterval());
+        }
+    }
+
+    /** The shards this node holds; for status and tests. */
+    Set<String> heldShards() {
+        try {
+            return daemon.scheduler().submit(() -> {
+                Set<String> names = new java.util.LinkedHashSet<>();
+                held.values().forEach(agent -> names.add(agent.name()));
+                return names;
+            }).get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            return Set.of();
+        }
+    }
+
+    /** The database session id of the lock connection, or -1 without one; for operators and tests. */
+    long lockSessionId() {
+        try {
+            return daemon.scheduler().submit(() -> locks == null ? -1L : locks.sessionId()).get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    private void acquireRound() {
+        try {
+            if (locks == null) {
+                locks = store.dialect().openShardLocks(store.dataSource(), store.names());
+            }
+            heartbeat();
+            int live = Math.max(1, liveNodes());
+            int share = (lockNames.size() + live - 1) / live;
+            while (held.size() > share) {
+                // a node joined: give back what is above this node's share
+                String name = new ArrayList<>(held.keySet()).get(held.size() - 1);
+                ShardAgent agent = held.remove(name);
+                agent.stop(settings.getStopAndDrainTimeout());
+                locks.release(name);
+                LOG.info("Gave shard {} back: {} live nodes, a share of {}", agent.name(), live, share);
+            }
+            for (Map.Entry<String, ShardAgent> shard : lockNames.entrySet()) {
+                if (held.size() >= share) {
+                    break;
+                }
+                if (!held.containsKey(shard.getKey()) && locks.tryLock(shard.getKey())) {
+                    held.put(shard.getKey(), shard.getValue());
+                    LOG.info("Took shard {} (session {})", shard.getValue().name(), locks.sessionId());
+                    shard.getValue().start();
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            LOG.warn("HotCold lock upkeep failed ({}); replacing the lock connection", e.toString());
+            lostSession();
+        }
+    }
+
+    private void monitorRound() {
+        if (held.isEmpty()) {
+            return; // costs nothing while this node holds no locks
+        }
+        Set<String> stillHeld;
+        try {
+            stillHeld = locks.probe(held.keySet(), settings.getProbeTimeout());
+        } catch (SQLException | RuntimeException e) {
+            LOG.warn("Lock probe failed ({}): the session and its locks are gone", e.toString());
+            lostSession();
+            return;
+        }
+        for (String name : new ArrayList<>(held.keySet())) {
+            if (!stillHeld.contains(name)) {
+                ShardAgent agent = held.remove(name);
+                LOG.warn("Lost the lock of shard {}; stopping it", agent.name());
+                agent.stop(settings.getStopAndDrainTimeout());
+            }
+        }
+    }
+
+    /** The session died: every lock went with it, so every held shard stops; the next round competes again. */
+    private void lostSession() {
+        held.values().forEach(agent -> agent.requestStop());
+        long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout());
+        held.values().forEach(agent -> agent.awaitStop(deadline));
+        held.clear();
+        if (locks != null) {
+            locks.close();
+            locks = null;
+        }
+    }
+
+    private void heartbeat() throws SQLException {
+        try (Connection c = store.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(sql.raiseMark())) {
+            ps.setString(1, nodeRow);
+            ps.setLong(2, store.clock().millis());
+            ps.setObject(3, OffsetDateTime.now(store.clock()));
+            ps.executeUpdate();
+        }
+    }
+
+    private int liveNodes() throws SQLException {
+        long cutOff = store.clock().millis() - settings.getLockAcquireInterval().toMillis() * HEARTBEATS_TO_LIVE;
+        try (Connection c = store.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(sql.countLiveNodes())) {
+            ps.setLong(1, cutOff);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
+    /**
+     * After the agents drained: releases every lock and removes the heartbeat, on the scheduler thread, so it
+     * waits behind a probe in flight (bounded by the probe timeout).
+     */
+    void stop() {
+        if (acquiring != null) {
+            acquiring.cancel(false);
+        }
+        if (monitoring != null) {
+            monitoring.cancel(false);
+        }
+        try {
+            daemon.scheduler().submit(() -> {
+                held.clear();
+                if (locks != null) {
+                    locks.close();
+                    locks = null;
+                }
+                try (Connection c = store.dataSource().getConnection();
+                     PreparedStatement ps = c.prepareStatement(sql.deleteProgression())) {
+                    ps.setString(1, nodeRow);
+                    ps.executeUpdate();
+                }
+                return null;
+            }).get(settings.getProbeTimeout().toMillis() + Duration.ofSeconds(5).toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            LOG.warn("Releasing the HotCold locks did not finish cleanly: {}", e.toString());
+        }
+    }
+}

@@ -1,0 +1,187 @@
+package dev.ferret.runtime.daemon;
+
+import static dev.ferret.runtime.daemon.DaemonFixtures.appendTicks;
+import static dev.ferret.runtime.daemon.DaemonFixtures.fastDaemon;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ferret.DocumentStore;
+import dev.ferret.EventEnvelope;
+import dev.ferret.StoreOptions;
+import dev.ferret.daemon.DaemonMode;
+import dev.ferret.daemon.ShardState;
+import dev.ferret.projections.DocumentOperations;
+import dev.ferret.projections.EventProjection;
+import dev.ferret.projections.Lifecycle;
+import dev.ferret.runtime.Ferret;
+import dev.ferret.runtime.testing.TestDatabase;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** Several daemon nodes, each with its own connection pool, on one store, competing for shard locks. */
+@Tag("conformance")
+class HotColdConformanceTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    /** Applications per (shard, sequence), across every node of a test. */
+    private final Map<String, AtomicInteger> applications = new ConcurrentHashMap<>();
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    /** Counts each application of each event, so a double apply shows. */
+    final class Counting extends EventProjection {
+        Counting(String name) {
+            super(name);
+        }
+
+        @Override
+        public void apply(EventEnvelope event, DocumentOperations operations) {
+            applications.computeIfAbsent(name() + "@" + event.sequence(), k -> new AtomicInteger()).incrementAndGet();
+        }
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable closeable : toClose) {
+            closeable.close();
+        }
+    }
+
+    private TestDatabase database(String label) {
+        TestDatabase db = TestDatabase.create(label);
+        toClose.add(db);
+        return db;
+    }
+
+    private DocumentStore node(TestDatabase db, String name, int shards, boolean monitor) {
+        StoreOptions options = fastDaemon(db).dataSource(db.newPool(name));
+        options.daemon().mode(DaemonMode.HOT_COLD)
+                .lockAcquireInterval(Duration.ofMillis(100))
+                .monitoringInterval(monitor ? Duration.ofMillis(300) : Duration.ZERO)
+                .probeTimeout(Duration.ofMillis(200));
+        for (int i = 0; i < shards; i++) {
+            options.projections().add(new Counting("Count" + i), Lifecycle.ASYNC);
+        }
+        DocumentStore store = Ferret.createStore(options);
+        toClose.add(0, store);
+        return store;
+    }
+
+    private static Set<String> owned(DocumentStore store) {
+        return ((AsyncDaemon) store.daemon()).ownedShards();
+    }
+
+    private static long lockSession(DocumentStore store) {
+        return ((AsyncDaemon) store.daemon()).lockSessionId();
+    }
+
+    private void assertEachEventAppliedOnce(int shards, List<Long> sequences) {
+        for (int i = 0; i < shards; i++) {
+            for (long sequence : sequences) {
+                assertThat(applications.get("Count" + i + "@" + sequence)).as("Count%d@%d", i, sequence)
+                        .isNotNull().hasValue(1);
+            }
+        }
+    }
+
+    private static List<Long> sequences(DocumentStore store, String stream) {
+        return store.querySession().fetchStream(stream).stream().map(EventEnvelope::sequence).toList();
+    }
+
+    @Test
+    void twoNodesSplitTheShardsAndEachShardRunsOnExactlyOne() {
+        TestDatabase db = database("hc2");
+        DocumentStore a = node(db, "a", 4, true);
+        DocumentStore b = node(db, "b", 4, true);
+        await().atMost(WAIT).until(() -> owned(a).size() == 2 && owned(b).size() == 2);
+        Set<String> union = new HashSet<>(owned(a));
+        union.addAll(owned(b));
+        assertThat(union).hasSize(4);
+
+        appendTicks(a, "s", 30);
+        a.waitForNonStaleProjectionData(WAIT);
+        b.waitForNonStaleProjectionData(WAIT);
+        assertEachEventAppliedOnce(4, sequences(a, "s"));
+    }
+
+    @Test
+    void aKilledLockSessionStopsItsShardsAndTheShardRunsOnOneNodeAgain() {
+        TestDatabase db = database("hckill");
+        DocumentStore a = node(db, "a", 1, true);
+        DocumentStore b = node(db, "b", 1, true);
+        await().atMost(WAIT).until(() -> owned(a).size() + owned(b).size() == 1);
+        DocumentStore holder = owned(a).isEmpty() ? b : a;
+        appendTicks(holder, "k", 10);
+        holder.waitForNonStaleProjectionData(WAIT);
+
+        db.killSession(lockSession(holder));
+        // the monitor notices within monitoringInterval + probeTimeout and stops the shard
+        await().atMost(WAIT).until(() -> holder.daemon().status().shards().get(0).state() == ShardState.STOPPED
+                || lockSession(holder) != -1 && owned(holder).isEmpty());
+        await().atMost(WAIT).until(() -> owned(a).size() + owned(b).size() == 1);
+
+        appendTicks(holder, "k", 10);
+        DocumentStore owner = owned(a).isEmpty() ? b : a;
+        owner.waitForNonStaleProjectionData(WAIT);
+        assertEachEventAppliedOnce(1, sequences(owner, "k"));
+    }
+
+    @Test
+    void withoutTheMonitorAKilledSessionLeavesBothNodesRunningTheShard() {
+        TestDatabase db = database("hcsplit");
+        DocumentStore a = node(db, "a", 1, false);
+        DocumentStore b = node(db, "b", 1, false);
+        await().atMost(WAIT).until(() -> owned(a).size() + owned(b).size() == 1);
+        DocumentStore holder = owned(a).isEmpty() ? b : a;
+        DocumentStore other = holder == a ? b : a;
+
+        db.killSession(lockSession(holder));
+        // nobody tells the holder; the other node finds the lock free and takes the shard too: split brain
+        await().atMost(WAIT).until(() -> owned(other).size() == 1);
+        assertThat(owned(holder)).hasSize(1);
+        assertThat(holder.daemon().status().shards().get(0).state()).isEqualTo(ShardState.RUNNING);
+    }
+
+    @Test
+    void threeNodesStartingAtOnceOnAFreshSchemaSplitTheShardsWithoutErrors() throws Exception {
+        TestDatabase db = database("hc3");
+        CyclicBarrier barrier = new CyclicBarrier(3);
+        List<CompletableFuture<DocumentStore>> starts = new ArrayList<>();
+        for (String name : List.of("a", "b", "c")) {
+            starts.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    barrier.await(30, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                return node(db, name, 3, true);
+            }));
+        }
+        List<DocumentStore> nodes = new ArrayList<>();
+        for (CompletableFuture<DocumentStore> start : starts) {
+            nodes.add(start.get(120, TimeUnit.SECONDS));
+        }
+        await().atMost(WAIT).until(() -> nodes.stream().allMatch(n -> owned(n).size() == 1));
+        Set<String> union = new HashSet<>();
+        nodes.forEach(n -> union.addAll(owned(n)));
+        assertThat(union).hasSize(3);
+        appendTicks(nodes.get(0), "t", 5);
+        for (DocumentStore n : nodes) {
+            n.waitForNonStaleProjectionData(WAIT);
+            assertThat(n.daemon().status().healthy()).isTrue();
+        }
+        assertEachEventAppliedOnce(3, sequences(nodes.get(0), "t"));
+    }
+}
