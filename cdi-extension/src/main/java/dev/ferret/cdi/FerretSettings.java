@@ -67,13 +67,16 @@ public final class FerretSettings {
     public static final String TRANSIENT_RETRY_BACKOFF = "ferret.daemon.transient-retry-backoff";
     public static final String MAX_RETRY_BACKOFF = "ferret.daemon.max-retry-backoff";
     public static final String STOP_AND_DRAIN_TIMEOUT = "ferret.projections.stop-and-drain-timeout";
+    public static final String MONITORING_INTERVAL = "ferret.daemon.lock.monitoring-interval";
+    public static final String PROBE_TIMEOUT = "ferret.daemon.lock.probe-timeout";
+    public static final String LOCK_ACQUIRE_INTERVAL = "ferret.daemon.lock.acquire-interval";
 
     /** Every key this class reads, in documentation order. */
     public static final List<String> KEYS = List.of(DATASOURCE, TRANSACTIONS, MANAGED_EXECUTOR,
             MANAGED_SCHEDULED_EXECUTOR, LONG_RUNNING_HINT, SCHEMA, TABLE_PREFIX, APPLY_SCHEMA, ENGINE, EVENT_TYPES,
             DAEMON_MODE, POLLING_INTERVAL, STALE_SEQUENCE_THRESHOLD, APPEND_FENCE_TIMEOUT, FORCED_GAP_SKIP_THRESHOLD,
             BATCH_SIZE, SKIP_APPLY_ERRORS, MAX_TRANSIENT_RETRIES, TRANSIENT_RETRY_BACKOFF, MAX_RETRY_BACKOFF,
-            STOP_AND_DRAIN_TIMEOUT);
+            STOP_AND_DRAIN_TIMEOUT, MONITORING_INTERVAL, PROBE_TIMEOUT, LOCK_ACQUIRE_INTERVAL);
 
     /** How page and unit-of-work transactions are run. */
     public enum Transactions {
@@ -122,14 +125,12 @@ public final class FerretSettings {
         b.enumValue(ENGINE, DatabaseEngine.class).ifPresent(v -> b.option(ENGINE, v, o -> o.engine(v)));
         b.string(EVENT_TYPES).ifPresent(b::eventTypes);
 
-        b.enumValue(DAEMON_MODE, DaemonMode.class).ifPresent(v -> {
-            if (v == DaemonMode.HOT_COLD) {
-                b.refuse(DAEMON_MODE, b.string(DAEMON_MODE).orElse(""), "HOT_COLD is not available yet; use SOLO"
-                        + " on one node and DISABLED on the others");
-            } else {
-                b.daemon(DAEMON_MODE, v, d -> d.mode(v));
-            }
-        });
+        b.enumValue(DAEMON_MODE, DaemonMode.class).ifPresent(v -> b.daemon(DAEMON_MODE, v, d -> d.mode(v)));
+        b.duration(MONITORING_INTERVAL)
+                .ifPresent(v -> b.daemon(MONITORING_INTERVAL, v, d -> d.monitoringInterval(v)));
+        b.duration(PROBE_TIMEOUT).ifPresent(v -> b.daemon(PROBE_TIMEOUT, v, d -> d.probeTimeout(v)));
+        b.duration(LOCK_ACQUIRE_INTERVAL)
+                .ifPresent(v -> b.daemon(LOCK_ACQUIRE_INTERVAL, v, d -> d.lockAcquireInterval(v)));
         b.duration(POLLING_INTERVAL).ifPresent(v -> b.daemon(POLLING_INTERVAL, v, d -> d.pollingInterval(v)));
         b.duration(STALE_SEQUENCE_THRESHOLD)
                 .ifPresent(v -> b.daemon(STALE_SEQUENCE_THRESHOLD, v, d -> d.staleSequenceThreshold(v)));
