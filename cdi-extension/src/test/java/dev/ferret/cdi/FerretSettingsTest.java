@@ -103,8 +103,19 @@ class FerretSettingsTest {
     }
 
     @Test
-    void hotColdIsRefusedUntilItExists() {
-        assertThat(read(Map.of("ferret.daemon.mode", "hot_cold")).problems()).singleElement().asString()
-                .contains("ferret.daemon.mode=hot_cold").contains("not available");
+    void hotColdAndItsLockSettingsAreReadAndCheckedAgainstEachOther() {
+        FerretSettings settings = read(Map.of("ferret.daemon.mode", "hot_cold",
+                "ferret.daemon.lock.monitoring-interval", "PT10S", "ferret.daemon.lock.probe-timeout", "PT2S",
+                "ferret.daemon.lock.acquire-interval", "PT0.5S"));
+        assertThat(settings.problems()).isEmpty();
+        dev.ferret.daemon.DaemonSettings daemon = settings.applyTo(new dev.ferret.StoreOptions()).daemon();
+        assertThat(daemon.getMode()).isEqualTo(dev.ferret.daemon.DaemonMode.HOT_COLD);
+        assertThat(daemon.getMonitoringInterval()).isEqualTo(java.time.Duration.ofSeconds(10));
+        assertThat(daemon.getProbeTimeout()).isEqualTo(java.time.Duration.ofSeconds(2));
+        assertThat(daemon.getLockAcquireInterval()).isEqualTo(java.time.Duration.ofMillis(500));
+
+        assertThat(read(Map.of("ferret.daemon.lock.monitoring-interval", "PT2S",
+                "ferret.daemon.lock.probe-timeout", "PT5S")).problems()).singleElement().asString()
+                .contains("daemon.lock.probe-timeout (PT5S)").contains("daemon.lock.monitoring-interval (PT2S)");
     }
 }
