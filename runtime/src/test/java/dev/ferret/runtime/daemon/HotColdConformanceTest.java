@@ -40,6 +40,9 @@ class HotColdConformanceTest {
     private final Map<String, AtomicInteger> applications = new ConcurrentHashMap<>();
     private final List<AutoCloseable> toClose = new ArrayList<>();
 
+    /** Holds every page of the test that sets it, to make pages slower than the monitor's cycle. */
+    private volatile java.util.concurrent.CountDownLatch slowPages;
+
     /** Counts each application of each event, so a double apply shows. */
     final class Counting extends EventProjection {
         Counting(String name) {
@@ -48,6 +51,15 @@ class HotColdConformanceTest {
 
         @Override
         public void apply(EventEnvelope event, DocumentOperations operations) {
+            java.util.concurrent.CountDownLatch slow = slowPages;
+            if (slow != null) {
+                try {
+                    slow.await(60, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            }
             applications.computeIfAbsent(name() + "@" + event.sequence(), k -> new AtomicInteger()).incrementAndGet();
         }
     }
@@ -136,6 +148,25 @@ class HotColdConformanceTest {
         DocumentStore owner = owned(a).isEmpty() ? b : a;
         owner.waitForNonStaleProjectionData(WAIT);
         assertEachEventAppliedOnce(1, sequences(owner, "k"));
+    }
+
+    @Test
+    void aPageSlowerThanTheMonitorCycleKeepsItsLockAgainstABusyNode() throws Exception {
+        TestDatabase db = database("hcslow");
+        DocumentStore a = node(db, "a", 1, true);
+        await().atMost(WAIT).until(() -> owned(a).size() == 1);
+        DocumentStore b = node(db, "b", 1, true);
+        slowPages = new java.util.concurrent.CountDownLatch(1);
+        appendTicks(b, "slow", 5);
+        // the page is now held longer than several monitor cycles while b keeps trying for the lock
+        await().atMost(WAIT).until(() -> applications.isEmpty() && a.daemon().status().highWaterMark().mark() >= 5);
+        Thread.sleep(1_500); // five monitoring intervals of 300 ms: upkeep must not wait behind the page
+        assertThat(owned(a)).hasSize(1);
+        assertThat(owned(b)).isEmpty();
+        slowPages.countDown();
+        a.waitForNonStaleProjectionData(WAIT);
+        assertEachEventAppliedOnce(1, sequences(a, "slow"));
+        assertThat(owned(b)).isEmpty();
     }
 
     @Test
