@@ -6,6 +6,7 @@ import dev.ferret.daemon.ApplyFailedException;
 import dev.ferret.daemon.AsyncListener;
 import dev.ferret.daemon.ChangeSet;
 import dev.ferret.daemon.ProgressionConflictException;
+import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
 import dev.ferret.runtime.FerretDocumentStore;
@@ -211,7 +212,20 @@ final class ShardAgent {
                 error = null;
                 retryBackoff = daemon.settings().getTransientRetryBackoff();
             }
-        } catch (ApplyFailedException | ProgressionConflictException e) {
+        } catch (ProgressionConflictException e) {
+            if (stopRequested) {
+                LOG.debug("Shard {} stopped with a page in flight", name, e);
+            } else if (daemon.settings().getMode() == DaemonMode.HOT_COLD) {
+                // this node holds the lock, so the other runner is a node that lost it and has not noticed yet;
+                // its monitor stops it: resume from the row it left
+                LOG.warn("Shard {} found its progression moved by a node that lost the lock; resuming from the"
+                        + " persisted progression", name);
+                floor = -1;
+                backOff(e);
+            } else {
+                pause(e);
+            }
+        } catch (ApplyFailedException e) {
             if (stopRequested) {
                 LOG.debug("Shard {} stopped with a page in flight", name, e);
             } else {
@@ -245,7 +259,7 @@ final class ShardAgent {
         state = ShardState.RETRYING;
         Duration delay = retryBackoff;
         retryBackoff = min(delay.multipliedBy(2), daemon.settings().getMaxRetryBackoff());
-        LOG.warn("Shard {} cannot reach the database ({}); retrying in {}", name, e.toString(), delay);
+        LOG.warn("Shard {} backs off ({}); retrying in {}", name, e.toString(), delay);
         daemon.scheduler().schedule(this::wake, delay.toMillis(), TimeUnit.MILLISECONDS);
     }
 
