@@ -58,14 +58,20 @@ public final class FailoverBenchmark {
     public record Beat(int n) {
     }
 
+    public record BeatCount(String id, long count) {
+    }
+
     /** Records every application, and when the applied event had been appended. */
     final class Recorder extends EventProjection {
         Recorder() {
-            super("Failover");
+            super("Failover", BeatCount.class);
         }
 
         @Override
         public void apply(EventEnvelope event, DocumentOperations operations) {
+            // committed state in the same shard: a count that shows any event committed twice or lost
+            long count = operations.load(BeatCount.class, "beats").map(BeatCount::count).orElse(0L);
+            operations.store(new BeatCount("beats", count + 1));
             applications.computeIfAbsent(event.sequence(), k -> new AtomicInteger()).incrementAndGet();
             Long at = appendedAt.get((long) ((Beat) event.data()).n());
             if (at != null) {
@@ -92,6 +98,7 @@ public final class FailoverBenchmark {
                         .applyAllDatabaseChangesOnStartup(true);
                 options.events().register(Beat.class);
                 options.projections().add(new Recorder(), Lifecycle.ASYNC);
+
                 options.daemon().mode(DaemonMode.HOT_COLD).pollingInterval(Duration.ofMillis(100))
                         .monitoringInterval(Duration.ofMillis(millis("monitoring", 5000)))
                         .probeTimeout(Duration.ofMillis(millis("probe", 3000)))
@@ -147,7 +154,12 @@ public final class FailoverBenchmark {
             }
             appender.interrupt();
             appender.join();
-            Thread.sleep(2_000);
+            for (FerretDocumentStore node : nodes) {
+                node.waitForNonStaleProjectionData(Duration.ofMinutes(2));
+            }
+            long committedEvents = nodes.get(0).querySession().fetchStream("beats").size();
+            long counted = nodes.get(0).querySession().load(BeatCount.class, "beats").map(BeatCount::count)
+                    .orElse(0L);
             long duplicates = applications.values().stream().filter(c -> c.get() > 1).count();
             failovers.sort(Double::compare);
             detections.sort(Double::compare);
@@ -166,6 +178,8 @@ public final class FailoverBenchmark {
                     failovers.get(failovers.size() / 2), failovers.get(failovers.size() - 1));
             System.out.printf("| Events applied more than once (attempts, including pages the progression fence"
                     + " rolled back) | %d of %d |%n", duplicates, applications.size());
+            System.out.printf("| Committed fold: events counted by the snapshot / events in the stream | %d / %d |%n",
+                    counted, committedEvents);
         } finally {
             nodes.forEach(FerretDocumentStore::close);
             try (Connection c = admin.getConnection(); Statement s = c.createStatement()) {
