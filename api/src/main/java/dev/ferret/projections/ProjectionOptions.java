@@ -20,6 +20,7 @@ public final class ProjectionOptions {
     }
 
     private final List<Registration> registrations = new ArrayList<>();
+    private final List<dev.ferret.subscriptions.SubscriptionBase> subscriptions = new ArrayList<>();
     private final List<AsyncListener> asyncListeners = new ArrayList<>();
 
     /** Registers a snapshot of {@code documentType}, configured by {@code configure}. */
@@ -44,6 +45,51 @@ public final class ProjectionOptions {
         }
         registrations.add(new Registration(projection, lifecycle));
         return this;
+    }
+
+    /** Registers a subscription; it runs in the daemon (there are no inline subscriptions). */
+    public ProjectionOptions subscribe(dev.ferret.subscriptions.SubscriptionBase subscription) {
+        return subscribe(subscription, s -> { });
+    }
+
+    /** Registers a subscription after {@code configure} named or filtered it. */
+    public <S extends dev.ferret.subscriptions.SubscriptionBase> ProjectionOptions subscribe(S subscription,
+            Consumer<? super S> configure) {
+        Projection.require(subscription, "subscription");
+        configure.accept(subscription);
+        for (dev.ferret.subscriptions.SubscriptionBase existing : subscriptions) {
+            if (existing.name().equals(subscription.name())) {
+                throw new ConfigurationException("subscription name '" + subscription.name()
+                        + "' is registered twice: " + existing.getClass().getName() + " and "
+                        + subscription.getClass().getName());
+            }
+        }
+        for (Registration registration : registrations) {
+            if (registration.projection().name().equals(subscription.name())
+                    && registration.projection().version() == 1) {
+                throw new ConfigurationException("subscription name '" + subscription.name()
+                        + "' is already the name of projection " + registration.projection());
+            }
+        }
+        subscriptions.add(subscription);
+        return this;
+    }
+
+    /** Registers a new instance of {@code type} (it needs a public no-argument constructor). */
+    public <S extends dev.ferret.subscriptions.SubscriptionBase> ProjectionOptions subscribe(Class<S> type,
+            Consumer<? super S> configure) {
+        S subscription;
+        try {
+            subscription = type.getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new ConfigurationException("subscription " + type.getName()
+                    + " needs a public no-argument constructor to be registered by type: " + e);
+        }
+        return subscribe(subscription, configure);
+    }
+
+    public List<dev.ferret.subscriptions.SubscriptionBase> subscriptions() {
+        return Collections.unmodifiableList(subscriptions);
     }
 
     /** Listeners called around every async batch commit. */

@@ -237,7 +237,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             List<EventEnvelope> wanted = events.stream().filter(e -> applier.wants(e.typeName())).toList();
             try {
                 applier.apply(wanted, batch, (event, error) -> {
-                    throw new ApplyFailedException(applier.projection().name() + " (inline)", event.sequence(),
+                    throw new ApplyFailedException(applier.name() + " (inline)", event.sequence(),
                             event.typeName(), event.streamId(), error);
                 });
             } catch (PageBatch.PageReadException e) {

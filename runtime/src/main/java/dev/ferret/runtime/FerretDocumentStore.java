@@ -106,6 +106,9 @@ public final class FerretDocumentStore implements DocumentStore {
             ProjectionApplier applier = ProjectionApplier.of(registration.projection(), this);
             (registration.lifecycle() == Lifecycle.INLINE ? inline : async).add(applier);
         }
+        for (dev.ferret.subscriptions.SubscriptionBase subscription : options.projections().subscriptions()) {
+            async.add(ProjectionApplier.of(subscription, this));
+        }
         this.inlineAppliers = List.copyOf(inline);
         DaemonSettings settings = options.daemon();
         this.daemon = new AsyncDaemon(this, settings, async, options.projections().asyncListeners(),
@@ -125,12 +128,12 @@ public final class FerretDocumentStore implements DocumentStore {
 
     @Override
     public void waitForNonStaleProjectionData(Duration timeout) {
-        daemon.waitForNonStale(timeout, projection -> true);
+        daemon.waitForNonStale(timeout, shard -> true);
     }
 
     /** Waits for the async shards that write {@code documentType}. */
     void waitForNonStale(Class<?> documentType, Duration timeout) {
-        daemon.waitForNonStale(timeout, projection -> projection.documentTypes().contains(documentType));
+        daemon.waitForNonStale(timeout, shard -> shard.documentTypes().contains(documentType));
     }
 
     List<ProjectionApplier> inlineAppliers() {

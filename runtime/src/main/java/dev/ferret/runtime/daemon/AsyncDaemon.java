@@ -72,7 +72,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         this.detector = new HighWaterMarkDetector(store.dataSource(), store.dialect(), store.names(), settings,
                 store.clock());
         for (ProjectionApplier applier : appliers) {
-            String name = shardName(applier.projection());
+            String name = shardName(applier.name(), applier.version());
             shards.put(name, new ShardAgent(name, applier, this));
         }
         this.pollBackoff = settings.getPollingInterval();
@@ -92,8 +92,11 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     /** {@code <name>:All}, or {@code <name>:V<n>:All} above version 1. */
     public static String shardName(Projection projection) {
-        return projection.version() == 1 ? projection.name() + ":All"
-                : projection.name() + ":V" + projection.version() + ":All";
+        return shardName(projection.name(), projection.version());
+    }
+
+    static String shardName(String name, int version) {
+        return version == 1 ? name + ":All" : name + ":V" + version + ":All";
     }
 
     FerretDocumentStore store() {
@@ -126,6 +129,11 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     long mark() {
         return detector.mark();
+    }
+
+    /** Whether the detector has read the log at least once since the daemon started. */
+    boolean markKnown() {
+        return detector.status().healthy();
     }
 
     /** Starts polling and every shard. */
@@ -257,14 +265,14 @@ public final class AsyncDaemon implements ProjectionDaemon {
     }
 
     /** Waits for the shards {@code feeds} selects to reach the mark as it stands now. */
-    public void waitForNonStale(Duration timeout, Predicate<Projection> feeds) {
+    public void waitForNonStale(Duration timeout, Predicate<ProjectionApplier> feeds) {
         if (!running) {
             throw new IllegalStateException("the async daemon is not running on this node (daemon mode "
                     + settings.getMode() + "); there is nothing to wait for");
         }
         long started = System.nanoTime();
         long target = refreshHighest(timeout);
-        List<ShardAgent> watched = shards.values().stream().filter(a -> feeds.test(a.applier().projection())).toList();
+        List<ShardAgent> watched = shards.values().stream().filter(a -> feeds.test(a.applier())).toList();
         Duration remaining = timeout.minusNanos(System.nanoTime() - started);
         boolean done;
         try {
@@ -361,7 +369,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         try {
             store.transactions().inTransaction(store.dataSource(), c -> {
                 try (Statement s = c.createStatement()) {
-                    for (Class<?> type : agent.applier().projection().documentTypes()) {
+                    for (Class<?> type : agent.applier().documentTypes()) {
                         s.executeUpdate(store.mapping(type).sql().deleteAll());
                     }
                 }
@@ -389,7 +397,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
     private ShardAgent agentFor(String name) {
         ShardAgent agent = shards.get(name);
         if (agent == null) {
-            agent = shards.values().stream().filter(a -> a.applier().projection().name().equals(name)).findFirst()
+            agent = shards.values().stream().filter(a -> a.applier().name().equals(name)).findFirst()
                     .orElseThrow(() -> new IllegalArgumentException("no async projection or shard named '" + name
                             + "'; known shards: " + shards.keySet()));
         }

@@ -201,7 +201,15 @@ final class ShardAgent {
 
     private void run() {
         try {
-            if (floor < 0) {
+            if (floor < 0 && applier.startsFromPresent()) {
+                if (!daemon.markKnown()) {
+                    // the mark of "present" is not read yet; try again after the detector's first read
+                    daemon.scheduler().schedule(this::wake, daemon.settings().getPollingInterval().toMillis(),
+                            TimeUnit.MILLISECONDS);
+                    return;
+                }
+                floor = retry.call(this::startFromPresent);
+            } else if (floor < 0) {
                 floor = retry.call(this::readProgression);
             }
             while (!stopRequested && floor < daemon.mark()) {
@@ -276,6 +284,20 @@ final class ShardAgent {
         return false;
     }
 
+    /** Moves the progression row up to the current mark, ignoring history, and starts there. */
+    private long startFromPresent() throws SQLException {
+        long present = daemon.mark();
+        try (Connection c = store.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(sql.raiseMark())) {
+            ps.setString(1, name);
+            ps.setLong(2, present);
+            ps.setObject(3, OffsetDateTime.now(store.clock()));
+            ps.executeUpdate();
+        }
+        LOG.info("Shard {} subscribes from the present: starting at {}", name, present);
+        return readProgression();
+    }
+
     private long readProgression() throws SQLException {
         try (Connection c = store.dataSource().getConnection();
              PreparedStatement ps = c.prepareStatement(sql.selectProgression())) {
@@ -291,9 +313,11 @@ final class ShardAgent {
         boolean silent = rebuilding;
         pageCommitted = false;
         LoadedPage page = load(floor, daemon.mark());
+        postCommit[0] = List.of();
         List<ChangeSet> changeSets = write(page, silent);
         pageCommitted = true;
         pageConnection = null;
+        runPostCommit();
         if (!silent) {
             // before the progress is published, so a reader released by a non-stale wait sees the caches flushed
             afterCommit(changeSets);
@@ -337,6 +361,9 @@ final class ShardAgent {
         return new LoadedPage(from, end, events, unreadable);
     }
 
+    /** Post-commit listeners of the page just written; set inside the transaction, read after it. */
+    private final List<?>[] postCommit = new List<?>[1];
+
     private List<ChangeSet> write(LoadedPage page, boolean silent) throws SQLException {
         boolean skip = daemon.settings().isSkipApplyErrors();
         OffsetDateTime now = OffsetDateTime.now(store.clock());
@@ -356,7 +383,7 @@ final class ShardAgent {
             }
             PageBatch batch = new PageBatch(store, c, new DocumentChanges());
             try {
-                applier.apply(page.events(), batch, (event, e) -> {
+                applier.applyPage(page.floor(), page.end(), page.events(), batch, (event, e) -> {
                     if (!skip) {
                         throw new ApplyFailedException(name, event.sequence(), event.typeName(), event.streamId(), e);
                     }
@@ -364,10 +391,16 @@ final class ShardAgent {
                             event.sequence(), e.toString());
                     deadLetters.add(new DeadLetter(event.sequence(), event.eventId(), event.typeName(),
                             event.tenantId(), e));
-                });
+                }, name, () -> stopRequested || Thread.currentThread().isInterrupted());
             } catch (PageBatch.PageReadException e) {
                 throw e.getCause();
+            } catch (SQLException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new dev.ferret.FerretException("shard " + name + " failed on the page (" + page.floor() + ", "
+                        + page.end() + "]: " + e, e);
             }
+            postCommit[0] = batch.postCommitListeners();
             // only listeners read change sets; without any the page skips building them
             List<ChangeSet> changeSets = daemon.listeners().isEmpty() ? List.of() : batch.changeSets(name);
             if (!silent) {
@@ -407,6 +440,18 @@ final class ShardAgent {
             }
             ps.executeBatch();
         }
+    }
+
+    /** Subscription listeners: once per committed page, never inside the retry of a failed one. */
+    private void runPostCommit() {
+        for (Object listener : postCommit[0]) {
+            try {
+                ((dev.ferret.subscriptions.PostCommitListener) listener).afterCommit();
+            } catch (Exception e) {
+                LOG.error("Post-commit listener of shard {} failed; the page stays committed", name, e);
+            }
+        }
+        postCommit[0] = List.of();
     }
 
     private void afterCommit(List<ChangeSet> changeSets) {

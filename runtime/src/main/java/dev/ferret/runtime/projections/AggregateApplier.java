@@ -47,8 +47,18 @@ final class AggregateApplier<T> implements ProjectionApplier {
     }
 
     @Override
-    public Projection projection() {
-        return projection;
+    public String name() {
+        return projection.name();
+    }
+
+    @Override
+    public int version() {
+        return projection.version();
+    }
+
+    @Override
+    public java.util.Set<Class<?>> documentTypes() {
+        return projection.documentTypes();
     }
 
     @Override

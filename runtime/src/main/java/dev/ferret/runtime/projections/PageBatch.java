@@ -32,11 +32,23 @@ public final class PageBatch {
     /** Committed state read so far: the document, or null when it did not exist. */
     private final Map<Key, Object> committed = new HashMap<>();
     private final Map<String, Operations> operationsByTenant = new HashMap<>();
+    private final List<dev.ferret.subscriptions.PostCommitListener> postCommit = new ArrayList<>();
 
     public PageBatch(FerretDocumentStore store, Connection connection, DocumentChanges changes) {
         this.store = store;
         this.connection = connection;
         this.changes = changes;
+    }
+
+    /** Registers work for after the page's commit. */
+    public void afterCommit(dev.ferret.subscriptions.PostCommitListener listener) {
+        if (listener != null && listener != dev.ferret.subscriptions.PostCommitListener.NONE) {
+            postCommit.add(listener);
+        }
+    }
+
+    public List<dev.ferret.subscriptions.PostCommitListener> postCommitListeners() {
+        return List.copyOf(postCommit);
     }
 
     public DocumentChanges changes() {

@@ -7,6 +7,7 @@ import dev.ferret.projections.Projection;
 import dev.ferret.runtime.FerretDocumentStore;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Set;
 
 /** Folds a page of events into a {@link PageBatch}; one per projection, built once at startup. */
 public interface ProjectionApplier {
@@ -17,12 +18,40 @@ public interface ProjectionApplier {
         void onApplyError(EventEnvelope event, RuntimeException error);
     }
 
-    Projection projection();
+    /** The name the shard is keyed by. */
+    String name();
+
+    /** The version (1 unless the projection says otherwise). */
+    default int version() {
+        return 1;
+    }
+
+    /** The document types it writes: what a per-query wait waits for and a rebuild tears down. */
+    Set<Class<?>> documentTypes();
+
+    /** Whether the shard starts at the current high water mark, ignoring its persisted progression. */
+    default boolean startsFromPresent() {
+        return false;
+    }
 
     /** Whether this projection can use an event stored under {@code alias}; others are not even deserialized. */
     boolean wants(String alias);
 
     void apply(List<EventEnvelope> events, PageBatch batch, ApplyErrorHandler errors) throws SQLException;
+
+    /**
+     * Applies one daemon page of {@code (floor, ceiling]}; a subscription sees the bounds and the shard, a
+     * projection only the events.
+     */
+    default void applyPage(long floor, long ceiling, List<EventEnvelope> events, PageBatch batch,
+                           ApplyErrorHandler errors, String shardName,
+                           dev.ferret.subscriptions.Cancellation cancellation) throws Exception {
+        apply(events, batch, errors);
+    }
+
+    static ProjectionApplier of(dev.ferret.subscriptions.SubscriptionBase subscription, FerretDocumentStore store) {
+        return new SubscriptionApplier(subscription, store);
+    }
 
     static ProjectionApplier of(Projection projection, FerretDocumentStore store) {
         if (projection instanceof AggregateProjection<?, ?> aggregate) {
