@@ -5,6 +5,7 @@ import dev.ferret.cdi.health.FerretLivenessCheck;
 import dev.ferret.cdi.health.FerretReadinessCheck;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.projections.Projection;
+import dev.ferret.subscriptions.SubscriptionBase;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.context.spi.CreationalContext;
 import jakarta.enterprise.event.Observes;
@@ -57,6 +58,7 @@ public class FerretExtension implements Extension {
     private final Set<String> typesWithBeans = new LinkedHashSet<>();
     private final List<Found> found = new ArrayList<>();
     private final List<Registered> registered = new ArrayList<>();
+    private final List<SubscriptionBase> subscriptions = new ArrayList<>();
     private final List<CreationalContext<?>> contexts = new ArrayList<>();
     private volatile FerretSettings settings;
 
@@ -104,10 +106,11 @@ public class FerretExtension implements Extension {
         Class<?> beanClass = pb.getAnnotatedBeanClass().getJavaClass();
         typesWithBeans.add(beanClass.getName());
         String description = "@AsyncProjection bean " + beanClass.getName();
-        if (!Projection.class.isAssignableFrom(beanClass)) {
+        if (!Projection.class.isAssignableFrom(beanClass) && !SubscriptionBase.class.isAssignableFrom(beanClass)) {
             pb.addDefinitionError(new ConfigurationException(description + " is not a projection: annotate a class"
-                    + " extending dev.ferret.projections.EventProjection, or a producer method returning a"
-                    + " Snapshot, MultiStreamProjection or other dev.ferret.projections.Projection"));
+                    + " extending dev.ferret.projections.EventProjection or dev.ferret.subscriptions.SubscriptionBase,"
+                    + " or a producer method returning a Snapshot, MultiStreamProjection or other"
+                    + " dev.ferret.projections.Projection"));
             return;
         }
         accept(pb, description, annotation);
@@ -121,7 +124,8 @@ public class FerretExtension implements Extension {
         var method = pb.getAnnotatedProducerMethod().getJavaMember();
         String description = "@AsyncProjection producer method " + method.getDeclaringClass().getName() + "."
                 + method.getName() + "()";
-        if (!Projection.class.isAssignableFrom(raw(method.getGenericReturnType()))) {
+        Class<?> returned = raw(method.getGenericReturnType());
+        if (!Projection.class.isAssignableFrom(returned) && !SubscriptionBase.class.isAssignableFrom(returned)) {
             pb.addDefinitionError(new ConfigurationException(description + " is not a projection: it returns "
                     + method.getGenericReturnType().getTypeName() + "; return a Snapshot, MultiStreamProjection,"
                     + " EventProjection or other dev.ferret.projections.Projection"));
@@ -197,7 +201,12 @@ public class FerretExtension implements Extension {
             try {
                 CreationalContext<?> context = bm.createCreationalContext(f.bean());
                 contexts.add(context);
-                projection = (Projection) bm.getReference(f.bean(), Projection.class, context);
+                Object instance = bm.getReference(f.bean(), Object.class, context);
+                if (instance instanceof SubscriptionBase subscription) {
+                    acceptSubscription(adv, f, subscription);
+                    continue;
+                }
+                projection = (Projection) instance;
             } catch (RuntimeException e) {
                 adv.addDeploymentProblem(new jakarta.enterprise.inject.spi.DeploymentException(f.description() + " could not be created: " + e, e));
                 continue;
@@ -230,6 +239,37 @@ public class FerretExtension implements Extension {
         }
         LOG.info("Ferret found " + registered.size() + " projection beans: "
                 + registered.stream().map(r -> r.projection() + " (" + r.lifecycle() + ")").toList());
+    }
+
+    private void acceptSubscription(AfterDeploymentValidation adv, Found f, SubscriptionBase subscription) {
+        AsyncProjection a = f.annotation();
+        if (a.lifecycle() != Lifecycle.ASYNC) {
+            adv.addDeploymentProblem(new ConfigurationException(f.description() + " is a subscription with lifecycle "
+                    + a.lifecycle() + "; subscriptions only run in the daemon (there are no inline subscriptions)"));
+            return;
+        }
+        try {
+            if (!a.name().isEmpty()) {
+                subscription.name(a.name());
+            }
+        } catch (IllegalArgumentException e) {
+            adv.addDeploymentProblem(new ConfigurationException(f.description() + ": " + e.getMessage()));
+            return;
+        }
+        for (SubscriptionBase other : subscriptions) {
+            if (other.name().equals(subscription.name())) {
+                adv.addDeploymentProblem(new ConfigurationException("duplicate subscription name '"
+                        + subscription.name() + "': " + f.description() + " and " + other.getClass().getName()
+                        + " both use it; give one another name"));
+                return;
+            }
+        }
+        subscriptions.add(subscription);
+    }
+
+    /** The subscriptions found and checked at deployment. */
+    public List<SubscriptionBase> subscriptions() {
+        return List.copyOf(subscriptions);
     }
 
     void release(@Observes BeforeShutdown shutdown) {

@@ -133,6 +133,7 @@ public class FerretStoreLifecycle {
             }
             options.projections().add(r.projection(), r.lifecycle());
         }
+        extension.subscriptions().forEach(options.projections()::subscribe);
         TransactionRunner transactions = settings.transactions() == FerretSettings.Transactions.JTA
                 ? jta : TransactionRunner.JDBC;
         StoreSeams seams = StoreSeams.defaults()

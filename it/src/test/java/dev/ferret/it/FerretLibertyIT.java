@@ -93,7 +93,8 @@ class FerretLibertyIT {
         deployer.deploy("main");
         String status = get("/ferret-main/api/status").body();
         assertThat(status).contains("\"mode\":\"SOLO\"").contains("\"running\":true")
-                .contains("\"ItOrder:All\":\"RUNNING\"").contains("\"Fragile:All\":\"RUNNING\"");
+                .contains("\"ItOrder:All\":\"RUNNING\"").contains("\"Fragile:All\":\"RUNNING\"")
+                .contains("\"notifier:All\":\"RUNNING\"");
 
         assertThat(post("/ferret-main/api/orders/o-1?customer=alice").statusCode()).isEqualTo(202);
         HttpResponse<String> order = get("/ferret-main/api/orders/o-1?nonStale=true");
