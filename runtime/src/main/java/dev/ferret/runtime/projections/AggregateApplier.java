@@ -3,7 +3,6 @@ package dev.ferret.runtime.projections;
 import dev.ferret.EventEnvelope;
 import dev.ferret.projections.AggregateProjection;
 import dev.ferret.projections.MultiStreamProjection;
-import dev.ferret.projections.Projection;
 import dev.ferret.runtime.FerretDocumentStore;
 import dev.ferret.runtime.documents.DocumentChanges.Key;
 import dev.ferret.runtime.documents.DocumentMapping;
@@ -23,7 +22,7 @@ import java.util.function.Function;
  * Folds a page into one document type: routes every event to its document ids, reads their committed state in one
  * statement per tenant, folds in memory and leaves one write per document.
  */
-final class AggregateApplier<T> implements ProjectionApplier {
+final class AggregateApplier<T> extends ProjectionBackedApplier {
 
     private final AggregateProjection<T, ?> projection;
     private final DocumentMapping<T> mapping;
@@ -35,6 +34,7 @@ final class AggregateApplier<T> implements ProjectionApplier {
     private final Set<String> aliases = new java.util.HashSet<>();
 
     AggregateApplier(AggregateProjection<T, ?> projection, FerretDocumentStore store) {
+        super(projection);
         this.projection = projection;
         this.mapping = store.mapping(projection.documentType());
         this.creators = projection.creators();
@@ -46,20 +46,6 @@ final class AggregateApplier<T> implements ProjectionApplier {
         }
     }
 
-    @Override
-    public String name() {
-        return projection.name();
-    }
-
-    @Override
-    public int version() {
-        return projection.version();
-    }
-
-    @Override
-    public java.util.Set<Class<?>> documentTypes() {
-        return projection.documentTypes();
-    }
 
     @Override
     public boolean wants(String alias) {

@@ -2,32 +2,18 @@ package dev.ferret.runtime.projections;
 
 import dev.ferret.EventEnvelope;
 import dev.ferret.projections.EventProjection;
-import dev.ferret.projections.Projection;
 import java.util.List;
 
 /** Hands every event to the user's {@link EventProjection#apply}. */
-final class EventProjectionApplier implements ProjectionApplier {
+final class EventProjectionApplier extends ProjectionBackedApplier {
 
     private final EventProjection projection;
 
     EventProjectionApplier(EventProjection projection) {
+        super(projection);
         this.projection = projection;
     }
 
-    @Override
-    public String name() {
-        return projection.name();
-    }
-
-    @Override
-    public int version() {
-        return projection.version();
-    }
-
-    @Override
-    public java.util.Set<Class<?>> documentTypes() {
-        return projection.documentTypes();
-    }
 
     @Override
     public boolean wants(String alias) {
