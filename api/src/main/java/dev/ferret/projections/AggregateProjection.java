@@ -21,6 +21,13 @@ public abstract sealed class AggregateProjection<T, SELF extends AggregateProjec
     private final Map<Class<?>, BiFunction<String, Object, T>> creators = new LinkedHashMap<>();
     private final Map<Class<?>, BiFunction<T, Object, T>> appliers = new LinkedHashMap<>();
     private final Map<Class<?>, Boolean> deleters = new LinkedHashMap<>();
+    private SideEffectRaiser<T> sideEffects;
+
+    /** Raises side effects for one applied event, given the document after it (null when deleted). */
+    @FunctionalInterface
+    public interface SideEffectRaiser<T> {
+        void raise(T document, dev.ferret.EventEnvelope event, SideEffects effects);
+    }
 
     AggregateProjection(String name, Class<T> documentType) {
         super(name);
@@ -62,6 +69,22 @@ public abstract sealed class AggregateProjection<T, SELF extends AggregateProjec
     /** Deletes the document when an event of {@code eventType} arrives. */
     public SELF deleteOn(Class<?> eventType) {
         deleters.put(require(eventType, "eventType"), Boolean.TRUE);
+        return self();
+    }
+
+    /** Raises side effects for every event applied; delivered after the page commits. */
+    public SELF raiseSideEffects(SideEffectRaiser<T> raiser) {
+        this.sideEffects = require(raiser, "raiser");
+        return self();
+    }
+
+    public SideEffectRaiser<T> sideEffectRaiser() {
+        return sideEffects;
+    }
+
+    /** See {@link Projection#gateSideEffects}. */
+    public SELF gateSideEffectsBehindPriorVersion(boolean gate) {
+        gateSideEffects(gate);
         return self();
     }
 

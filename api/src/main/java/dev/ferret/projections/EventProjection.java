@@ -18,6 +18,10 @@ public abstract non-sealed class EventProjection extends Projection {
     /** Applies one event; called in sequence order. A throw is an apply error, handled by the error policy. */
     public abstract void apply(EventEnvelope event, DocumentOperations operations);
 
+    /** Raises side effects for one applied event; delivered after the page commits. Nothing by default. */
+    public void raiseSideEffects(EventEnvelope event, SideEffects effects) {
+    }
+
     @Override
     public Set<Class<?>> documentTypes() {
         return documentTypes;

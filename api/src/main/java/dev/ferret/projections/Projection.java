@@ -11,6 +11,7 @@ public abstract sealed class Projection permits AggregateProjection, EventProjec
 
     private final String name;
     private int version = 1;
+    private boolean gateSideEffectsBehindPriorVersion;
 
     Projection(String name) {
         if (name == null || !name.matches("[A-Za-z_][A-Za-z0-9_.-]{0,199}")) {
@@ -35,6 +36,19 @@ public abstract sealed class Projection permits AggregateProjection, EventProjec
                     + version);
         }
         this.version = version;
+    }
+
+    /**
+     * Opt into the side-effect gate: when this version (above 1) starts behind the highest progression N of any
+     * prior version, it replays up to N with side effects held back (documents are still built), then runs on from
+     * N with side effects. Inert for version 1.
+     */
+    protected final void gateSideEffects(boolean gate) {
+        this.gateSideEffectsBehindPriorVersion = gate;
+    }
+
+    public final boolean isGateSideEffectsBehindPriorVersion() {
+        return gateSideEffectsBehindPriorVersion;
     }
 
     /** The document types this projection writes. */

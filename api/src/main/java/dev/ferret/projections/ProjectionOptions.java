@@ -92,6 +92,18 @@ public final class ProjectionOptions {
         return Collections.unmodifiableList(subscriptions);
     }
 
+    private java.util.function.Consumer<Object> sideEffectPublisher = message -> { };
+
+    /** Receives every message projections publish as a side effect, after their page committed. */
+    public ProjectionOptions sideEffectPublisher(java.util.function.Consumer<Object> publisher) {
+        this.sideEffectPublisher = Projection.require(publisher, "publisher");
+        return this;
+    }
+
+    public java.util.function.Consumer<Object> getSideEffectPublisher() {
+        return sideEffectPublisher;
+    }
+
     /** Listeners called around every async batch commit. */
     public List<AsyncListener> asyncListeners() {
         return asyncListeners;

@@ -52,6 +52,9 @@ public final class FerretDocumentStore implements DocumentStore {
     private final TableNames names;
     private final EventSql eventSql;
     private final Map<Class<?>, DocumentMapping<?>> documents;
+    private final Map<String, DocumentMapping<?>> versionedMappings;
+    private final Map<Class<?>, DocumentMapping<?>> baseMappings;
+    private final Map<Class<?>, Integer> readVersions = new LinkedHashMap<>();
     private final EventTypes eventTypes;
     private final JsonSerializer serializer;
     private final boolean ownsSerializer;
@@ -59,6 +62,7 @@ public final class FerretDocumentStore implements DocumentStore {
     private final TransactionRunner transactions;
     private final List<String> createdAtStartup;
     private final List<ProjectionApplier> inlineAppliers;
+    private final java.util.function.Consumer<Object> sideEffectPublisher;
     private final AsyncDaemon daemon;
 
     FerretDocumentStore(StoreOptions options, DataSource dataSource, HikariDataSource ownedPool, Dialect dialect,
@@ -83,7 +87,29 @@ public final class FerretDocumentStore implements DocumentStore {
                                 t.getSimpleName().toLowerCase(java.util.Locale.ROOT)), null), dialect, names));
             }
         }
-        this.documents = Map.copyOf(mappings);
+        // a version above 1 of an aggregate projection keeps its documents in a table of its own, so it can rebuild
+        // while the prior version serves reads; this store reads the highest version it registers
+        Map<String, DocumentMapping<?>> versioned = new LinkedHashMap<>();
+        for (ProjectionOptions.Registration registration : options.projections().registrations()) {
+            if (registration.projection() instanceof dev.ferret.projections.AggregateProjection<?, ?> aggregate
+                    && aggregate.version() > 1) {
+                Class<?> type = aggregate.documentType();
+                DocumentMapping<?> base = mappings.get(type);
+                DocumentMapping<?> mapping = DocumentMapping.of(new StoreOptions.DocumentType<>(type,
+                        StoreOptions.requireIdentifier("document name of " + type.getName() + " version "
+                                + aggregate.version(), base.name() + "_v" + aggregate.version()), null),
+                        dialect, names);
+                versioned.put(type.getName() + "@" + aggregate.version(), mapping);
+                if (!readVersions.containsKey(type) || readVersions.get(type) < aggregate.version()) {
+                    readVersions.put(type, aggregate.version());
+                }
+            }
+        }
+        this.versionedMappings = Map.copyOf(versioned);
+        this.baseMappings = Map.copyOf(mappings);
+        Map<Class<?>, DocumentMapping<?>> reads = new LinkedHashMap<>(mappings);
+        readVersions.forEach((type, version) -> reads.put(type, versioned.get(type.getName() + "@" + version)));
+        this.documents = Map.copyOf(reads);
         this.eventTypes = new EventTypes(options.events().byAlias());
         this.ownsSerializer = options.getSerializer() == null;
         this.serializer = ownsSerializer ? new JsonbSerializer() : options.getSerializer();
@@ -91,6 +117,7 @@ public final class FerretDocumentStore implements DocumentStore {
         SchemaSql schemaSql = dialect.schemaSql(names);
         List<SchemaObject> wanted = new ArrayList<>(schemaSql.objects());
         mappings.values().forEach(mapping -> wanted.add(mapping.table()));
+        versionedMappings.values().forEach(mapping -> wanted.add(mapping.table()));
         SchemaMigrator migrator = new SchemaMigrator(dataSource, dialect, names.schema(), schemaSql.createSchema(),
                 wanted, MIGRATION_LOCK_TIMEOUT);
         if (options.isApplyAllDatabaseChangesOnStartup()) {
@@ -110,6 +137,7 @@ public final class FerretDocumentStore implements DocumentStore {
             async.add(ProjectionApplier.of(subscription, this));
         }
         this.inlineAppliers = List.copyOf(inline);
+        this.sideEffectPublisher = options.projections().getSideEffectPublisher();
         DaemonSettings settings = options.daemon();
         this.daemon = new AsyncDaemon(this, settings, async, options.projections().asyncListeners(),
                 seams.executors().apply(Math.max(1, Math.min(4, async.size()))), seams.retries());
@@ -134,6 +162,11 @@ public final class FerretDocumentStore implements DocumentStore {
     /** Waits for the async shards that write {@code documentType}. */
     void waitForNonStale(Class<?> documentType, Duration timeout) {
         daemon.waitForNonStale(timeout, shard -> shard.documentTypes().contains(documentType));
+    }
+
+    /** Where messages raised as projection side effects go, after their page committed. */
+    public java.util.function.Consumer<Object> sideEffectPublisher() {
+        return sideEffectPublisher;
     }
 
     List<ProjectionApplier> inlineAppliers() {
@@ -225,6 +258,19 @@ public final class FerretDocumentStore implements DocumentStore {
                     + " is not registered; add options.documents().register(" + type.getSimpleName() + ".class)");
         }
         return (DocumentMapping<T>) mapping;
+    }
+
+    /** The mapping one version of a projection writes: the base table for 1, a table of its own above. */
+    @SuppressWarnings("unchecked")
+    public <T> DocumentMapping<T> mapping(Class<T> type, int version) {
+        if (version <= 1) {
+            DocumentMapping<?> base = baseMappings.get(type);
+            if (base == null) {
+                return mapping(type);
+            }
+            return (DocumentMapping<T>) base;
+        }
+        return (DocumentMapping<T>) versionedMappings.get(type.getName() + "@" + version);
     }
 
     private static String requireTenant(String tenantId) {

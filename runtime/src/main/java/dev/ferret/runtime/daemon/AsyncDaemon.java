@@ -369,8 +369,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
         try {
             store.transactions().inTransaction(store.dataSource(), c -> {
                 try (Statement s = c.createStatement()) {
-                    for (Class<?> type : agent.applier().documentTypes()) {
-                        s.executeUpdate(store.mapping(type).sql().deleteAll());
+                    for (var mapping : agent.applier().documentMappings(store)) {
+                        s.executeUpdate(mapping.sql().deleteAll());
                     }
                 }
                 try (PreparedStatement ps = c.prepareStatement(sql.deleteProgression())) {

@@ -210,7 +210,17 @@ final class ShardAgent {
                 }
                 floor = retry.call(this::startFromPresent);
             } else if (floor < 0) {
-                floor = retry.call(this::readProgression);
+                long persisted = retry.call(this::readProgression);
+                if (applier.gatesSideEffects()) {
+                    // snapshotted at each start: an interrupted warm-up resumes held back
+                    long prior = retry.call(this::priorVersionsMark);
+                    warmUpUntil = persisted < prior ? prior : -1;
+                    if (warmUpUntil > 0) {
+                        LOG.info("Shard {} replays to {} (the prior version's mark) with side effects held back",
+                                name, prior);
+                    }
+                }
+                floor = persisted;
             }
             while (!stopRequested && floor < daemon.mark()) {
                 retry.call(this::processPage);
@@ -311,13 +321,26 @@ final class ShardAgent {
     private Void processPage() throws SQLException {
         // read once: a rebuild may end while this page is in flight, and its listeners must stay silent
         boolean silent = rebuilding;
+        boolean warmingUp = floor < warmUpUntil;
         pageCommitted = false;
-        LoadedPage page = load(floor, daemon.mark());
-        postCommit[0] = List.of();
+        // a warm-up page never crosses the prior version's mark: side effects start exactly after it
+        LoadedPage page = load(floor, warmingUp ? Math.min(daemon.mark(), warmUpUntil) : daemon.mark());
+        writtenBatch = null;
         List<ChangeSet> changeSets = write(page, silent);
         pageCommitted = true;
         pageConnection = null;
-        runPostCommit();
+        PageBatch committed = writtenBatch;
+        writtenBatch = null;
+        if (committed != null) {
+            runPostCommit(committed);
+            if (!silent && !warmingUp) {
+                deliverSideEffects(committed);
+            }
+        }
+        if (warmingUp && page.end() >= warmUpUntil) {
+            LOG.info("Shard {} warmed up to the prior version's mark {}; side effects fire from here", name,
+                    warmUpUntil);
+        }
         if (!silent) {
             // before the progress is published, so a reader released by a non-stale wait sees the caches flushed
             afterCommit(changeSets);
@@ -361,8 +384,10 @@ final class ShardAgent {
         return new LoadedPage(from, end, events, unreadable);
     }
 
-    /** Post-commit listeners of the page just written; set inside the transaction, read after it. */
-    private final List<?>[] postCommit = new List<?>[1];
+    /** The page just written; set inside its transaction, read after the commit. Loop-thread only. */
+    private PageBatch writtenBatch;
+    /** While the shard's progression is below this, a gated version replays with side effects held back. */
+    private volatile long warmUpUntil = -1;
 
     private List<ChangeSet> write(LoadedPage page, boolean silent) throws SQLException {
         boolean skip = daemon.settings().isSkipApplyErrors();
@@ -400,7 +425,7 @@ final class ShardAgent {
                 throw new dev.ferret.FerretException("shard " + name + " failed on the page (" + page.floor() + ", "
                         + page.end() + "]: " + e, e);
             }
-            postCommit[0] = batch.postCommitListeners();
+            writtenBatch = batch;
             // only listeners read change sets; without any the page skips building them
             List<ChangeSet> changeSets = daemon.listeners().isEmpty() ? List.of() : batch.changeSets(name);
             if (!silent) {
@@ -443,15 +468,50 @@ final class ShardAgent {
     }
 
     /** Subscription listeners: once per committed page, never inside the retry of a failed one. */
-    private void runPostCommit() {
-        for (Object listener : postCommit[0]) {
+    private void runPostCommit(PageBatch committed) {
+        for (dev.ferret.subscriptions.PostCommitListener listener : committed.postCommitListeners()) {
             try {
-                ((dev.ferret.subscriptions.PostCommitListener) listener).afterCommit();
+                listener.afterCommit();
             } catch (Exception e) {
                 LOG.error("Post-commit listener of shard {} failed; the page stays committed", name, e);
             }
         }
-        postCommit[0] = List.of();
+    }
+
+    /** Projection side effects of a committed page: messages to the publisher, events in units of their own. */
+    private void deliverSideEffects(PageBatch committed) {
+        for (Object message : committed.publishedMessages()) {
+            try {
+                store.sideEffectPublisher().accept(message);
+            } catch (RuntimeException e) {
+                LOG.error("Publishing a side effect of shard {} failed; the page stays committed", name, e);
+            }
+        }
+        for (PageBatch.RaisedEvent raised : committed.raisedEvents()) {
+            try (var session = store.openSession(raised.tenantId())) {
+                session.events().append(raised.streamId(), raised.event());
+                session.saveChanges();
+            } catch (RuntimeException e) {
+                LOG.error("Appending an event raised by shard {} failed; the page stays committed", name, e);
+            }
+        }
+    }
+
+    /** The highest progression any prior version of this projection persisted. */
+    private long priorVersionsMark() throws SQLException {
+        long highest = 0;
+        try (Connection c = store.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(sql.selectProgression())) {
+            for (int version = 1; version < applier.version(); version++) {
+                ps.setString(1, AsyncDaemon.shardName(applier.name(), version));
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        highest = Math.max(highest, rs.getLong(1));
+                    }
+                }
+            }
+        }
+        return highest;
     }
 
     private void afterCommit(List<ChangeSet> changeSets) {

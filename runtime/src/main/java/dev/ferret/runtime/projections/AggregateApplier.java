@@ -32,11 +32,13 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
     /** Null for a snapshot: the stream id is the document id. */
     private final Map<Class<?>, Function<Object, Collection<?>>> routes;
     private final Set<String> aliases = new java.util.HashSet<>();
+    private final AggregateProjection.SideEffectRaiser<T> raiser;
 
     AggregateApplier(AggregateProjection<T, ?> projection, FerretDocumentStore store) {
         super(projection);
         this.projection = projection;
-        this.mapping = store.mapping(projection.documentType());
+        this.mapping = store.mapping(projection.documentType(), projection.version());
+        this.raiser = projection.sideEffectRaiser();
         this.creators = projection.creators();
         this.appliers = projection.appliers();
         this.deleters = projection.deleters();
@@ -80,6 +82,9 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
                     if (next != current) {
                         touched.add(key);
                     }
+                    if (raiser != null && handles(event)) {
+                        raiser.raise(next, event, batch.sideEffects(event.tenantId()));
+                    }
                 } catch (RuntimeException e) {
                     working.put(key, current);
                     errors.onApplyError(event, e);
@@ -116,6 +121,16 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
             errors.onApplyError(event, e);
             return List.of();
         }
+    }
+
+    private boolean handles(EventEnvelope event) {
+        Class<?> type = event.data().getClass();
+        return creators.containsKey(type) || appliers.containsKey(type) || deleters.contains(type);
+    }
+
+    @Override
+    public java.util.List<DocumentMapping<?>> documentMappings(FerretDocumentStore store) {
+        return java.util.List.of(mapping);
     }
 
     /** The document after {@code event}: a new instance, the same one, or null when it is deleted. */

@@ -25,6 +25,7 @@ final class EventProjectionApplier extends ProjectionBackedApplier {
         for (EventEnvelope event : events) {
             try {
                 projection.apply(event, batch.operations(event.tenantId()));
+                projection.raiseSideEffects(event, batch.sideEffects(event.tenantId()));
             } catch (PageBatch.PageReadException e) {
                 throw e;
             } catch (RuntimeException e) {

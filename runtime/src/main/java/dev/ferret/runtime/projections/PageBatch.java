@@ -33,6 +33,35 @@ public final class PageBatch {
     private final Map<Key, Object> committed = new HashMap<>();
     private final Map<String, Operations> operationsByTenant = new HashMap<>();
     private final List<dev.ferret.subscriptions.PostCommitListener> postCommit = new ArrayList<>();
+    private final List<Object> messages = new ArrayList<>();
+    private final List<RaisedEvent> raisedEvents = new ArrayList<>();
+
+    /** An event a projection raised, to append after the commit. */
+    public record RaisedEvent(String tenantId, String streamId, Object event) {
+    }
+
+    /** Side effects raised while applying events of {@code tenantId}; held until the page commits. */
+    public dev.ferret.projections.SideEffects sideEffects(String tenantId) {
+        return new dev.ferret.projections.SideEffects() {
+            @Override
+            public void publish(Object message) {
+                messages.add(java.util.Objects.requireNonNull(message, "message"));
+            }
+
+            @Override
+            public void appendEvent(String streamId, Object event) {
+                raisedEvents.add(new RaisedEvent(tenantId, streamId, java.util.Objects.requireNonNull(event, "event")));
+            }
+        };
+    }
+
+    public List<Object> publishedMessages() {
+        return List.copyOf(messages);
+    }
+
+    public List<RaisedEvent> raisedEvents() {
+        return List.copyOf(raisedEvents);
+    }
 
     public PageBatch(FerretDocumentStore store, Connection connection, DocumentChanges changes) {
         this.store = store;

@@ -29,6 +29,18 @@ public interface ProjectionApplier {
     /** The document types it writes: what a per-query wait waits for and a rebuild tears down. */
     Set<Class<?>> documentTypes();
 
+    /** The tables a rebuild tears down. */
+    default List<dev.ferret.runtime.documents.DocumentMapping<?>> documentMappings(FerretDocumentStore store) {
+        List<dev.ferret.runtime.documents.DocumentMapping<?>> mappings = new java.util.ArrayList<>();
+        documentTypes().forEach(type -> mappings.add(store.mapping(type)));
+        return mappings;
+    }
+
+    /** Whether side effects wait behind the highest progression of the prior versions (version above 1). */
+    default boolean gatesSideEffects() {
+        return false;
+    }
+
     /** Whether the shard starts at the current high water mark, ignoring its persisted progression. */
     default boolean startsFromPresent() {
         return false;

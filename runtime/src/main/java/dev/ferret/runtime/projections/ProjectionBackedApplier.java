@@ -23,6 +23,11 @@ abstract class ProjectionBackedApplier implements ProjectionApplier {
     }
 
     @Override
+    public final boolean gatesSideEffects() {
+        return projection.version() > 1 && projection.isGateSideEffectsBehindPriorVersion();
+    }
+
+    @Override
     public final Set<Class<?>> documentTypes() {
         return projection.documentTypes();
     }
