@@ -165,6 +165,29 @@ class VersionsConformanceTest {
     }
 
     @Test
+    void eventsRaisedAsSideEffectsAreAppendedAfterTheCommit() {
+        try (TestDatabase db = TestDatabase.create("raised")) {
+            StoreOptions options = fastDaemon(db);
+            options.projections().add(Snapshot.of("Echo", Tally.class)
+                    .create(Tick.class, (id, e) -> new Tally(id, 1, e.n()))
+                    .apply(Tick.class, (doc, e) -> new Tally(doc.id(), doc.count() + 1, e.n()))
+                    .raiseSideEffects((doc, event, fx) -> {
+                        if (event.data() instanceof Tick tick && !event.streamId().startsWith("echo-")) {
+                            fx.appendEvent("echo-" + event.streamId(), new Tick(tick.n() * 10));
+                        }
+                    }), Lifecycle.ASYNC);
+            try (DocumentStore store = Ferret.createStore(options)) {
+                appendTicks(store, "src", 3);
+                await().atMost(WAIT).until(() -> store.querySession().fetchStream("echo-src").size() == 3);
+                assertThat(store.querySession().fetchStream("echo-src")).extracting(e -> ((Tick) e.data()).n())
+                        .containsExactly(10, 20, 30);
+                store.waitForNonStaleProjectionData(WAIT);
+                assertThat(store.querySession().load(Tally.class, "echo-src").orElseThrow().count()).isEqualTo(3);
+            }
+        }
+    }
+
+    @Test
     void withoutTheGateANewVersionFiresSideEffectsForItsWholeReplay() {
         try (TestDatabase db = TestDatabase.create("nogate")) {
             try (DocumentStore blue = Ferret.createStore(node(db, trips(1, false)))) {
