@@ -13,6 +13,10 @@ public final class DaemonSettings {
     private Duration appendFenceTimeout = Duration.ofSeconds(1);
     private Duration forcedGapSkipThreshold = Duration.ofMinutes(2);
     private int batchSize = 500;
+    private long tenantLoadBudget;
+    private double tenantLoadMemoryThreshold = 0.9;
+    private int maxConcurrentEventLoadsPerDatabase;
+    private int maxConcurrentBatchWritesPerDatabase;
     private Duration monitoringInterval = Duration.ofSeconds(5);
     private Duration probeTimeout = Duration.ofSeconds(3);
     private Duration lockAcquireInterval = Duration.ofSeconds(1);
@@ -110,6 +114,64 @@ public final class DaemonSettings {
 
     public Duration getLockAcquireInterval() {
         return lockAcquireInterval;
+    }
+
+    /**
+     * The most events this node's agents may have loaded but not committed; 0 (the default) is unbounded. Agents
+     * wait for room in one FIFO line; a load is always allowed when nothing is in flight.
+     */
+    public DaemonSettings tenantLoadBudget(long events) {
+        if (events < 0) {
+            throw new ConfigurationException("daemon.tenant-load-budget must be 0 (unbounded) or more, was: " + events);
+        }
+        this.tenantLoadBudget = events;
+        return this;
+    }
+
+    /**
+     * With a budget: when used heap after GC passes this fraction of the maximum, no new page is let in until the
+     * work in flight drains; default 0.9.
+     */
+    public DaemonSettings tenantLoadMemoryThreshold(double fraction) {
+        if (!(fraction > 0 && fraction <= 1)) {
+            throw new ConfigurationException("daemon.tenant-load-memory-threshold must be in (0, 1], was: " + fraction);
+        }
+        this.tenantLoadMemoryThreshold = fraction;
+        return this;
+    }
+
+    /** At most this many page loads run at once on this node; 0 (the default) is unbounded. */
+    public DaemonSettings maxConcurrentEventLoadsPerDatabase(int loads) {
+        if (loads < 0) {
+            throw new ConfigurationException("daemon.max-concurrent-event-loads must be 0 or more, was: " + loads);
+        }
+        this.maxConcurrentEventLoadsPerDatabase = loads;
+        return this;
+    }
+
+    /** At most this many page writes run at once on this node; 0 (the default) is unbounded. */
+    public DaemonSettings maxConcurrentBatchWritesPerDatabase(int writes) {
+        if (writes < 0) {
+            throw new ConfigurationException("daemon.max-concurrent-batch-writes must be 0 or more, was: " + writes);
+        }
+        this.maxConcurrentBatchWritesPerDatabase = writes;
+        return this;
+    }
+
+    public long getTenantLoadBudget() {
+        return tenantLoadBudget;
+    }
+
+    public double getTenantLoadMemoryThreshold() {
+        return tenantLoadMemoryThreshold;
+    }
+
+    public int getMaxConcurrentEventLoadsPerDatabase() {
+        return maxConcurrentEventLoadsPerDatabase;
+    }
+
+    public int getMaxConcurrentBatchWritesPerDatabase() {
+        return maxConcurrentBatchWritesPerDatabase;
     }
 
     /** Events per page; default 500. */

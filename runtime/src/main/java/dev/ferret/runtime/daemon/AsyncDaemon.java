@@ -57,6 +57,9 @@ public final class AsyncDaemon implements ProjectionDaemon {
     private final TransientRetry.Factory retries;
 
     private volatile boolean running;
+    private final LoadBudget budget;
+    private final java.util.concurrent.Semaphore loads;
+    private final java.util.concurrent.Semaphore writes;
     private final ShardOwnership ownership;
     private ScheduledFuture<?> nextPoll;
     private Duration pollBackoff;
@@ -76,6 +79,9 @@ public final class AsyncDaemon implements ProjectionDaemon {
             shards.put(name, new ShardAgent(name, applier, this));
         }
         this.pollBackoff = settings.getPollingInterval();
+        this.budget = new LoadBudget(settings.getTenantLoadBudget(), settings.getTenantLoadMemoryThreshold());
+        this.loads = throttle(settings.getMaxConcurrentEventLoadsPerDatabase());
+        this.writes = throttle(settings.getMaxConcurrentBatchWritesPerDatabase());
         this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !shards.isEmpty()
                 ? new ShardOwnership(this, List.copyOf(shards.values())) : null;
     }
@@ -109,6 +115,24 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     ExecutorService workers() {
         return executors.workers();
+    }
+
+    private static java.util.concurrent.Semaphore throttle(int permits) {
+        return permits > 0 ? new java.util.concurrent.Semaphore(permits, true) : null;
+    }
+
+    LoadBudget budget() {
+        return budget;
+    }
+
+    /** Bounds concurrent page loads (null: unbounded). */
+    java.util.concurrent.Semaphore loadThrottle() {
+        return loads;
+    }
+
+    /** Bounds concurrent page writes (null: unbounded). */
+    java.util.concurrent.Semaphore writeThrottle() {
+        return writes;
     }
 
     TransientRetry.Factory retries() {
@@ -243,6 +267,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
     /** Stops, and shuts the executors down when the daemon owns them. */
     public void close() {
         stop();
+        budget.close();
         if (executors.ownedByDaemon()) {
             executors.scheduler().shutdownNow();
             executors.workers().shutdown();

@@ -323,10 +323,23 @@ final class ShardAgent {
         boolean silent = rebuilding;
         boolean warmingUp = floor < warmUpUntil;
         pageCommitted = false;
-        // a warm-up page never crosses the prior version's mark: side effects start exactly after it
-        LoadedPage page = load(floor, warmingUp ? Math.min(daemon.mark(), warmUpUntil) : daemon.mark());
-        writtenBatch = null;
-        List<ChangeSet> changeSets = write(page, silent);
+        LoadBudget.Reservation room = reserveRoom();
+        if (room == null) {
+            return null; // stopping while waiting in line
+        }
+        List<ChangeSet> changeSets;
+        LoadedPage page;
+        try {
+            // a warm-up page never crosses the prior version's mark: side effects start exactly after it
+            page = throttled(daemon.loadThrottle(),
+                    () -> load(floor, warmingUp ? Math.min(daemon.mark(), warmUpUntil) : daemon.mark()));
+            daemon.budget().trim(room, page.events().size());
+            writtenBatch = null;
+            LoadedPage loaded = page;
+            changeSets = throttled(daemon.writeThrottle(), () -> write(loaded, silent));
+        } finally {
+            daemon.budget().release(room);
+        }
         pageCommitted = true;
         pageConnection = null;
         PageBatch committed = writtenBatch;
@@ -464,6 +477,38 @@ final class ShardAgent {
                 ps.addBatch();
             }
             ps.executeBatch();
+        }
+    }
+
+    /** Waits in the budget's line; the shard stays RUNNING while it waits. */
+    private LoadBudget.Reservation reserveRoom() throws SQLException {
+        try {
+            return daemon.budget().reserve(daemon.settings().getBatchSize(), () -> stopRequested);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.sql.SQLTransientException("interrupted waiting for the load budget", e);
+        }
+    }
+
+    @FunctionalInterface
+    private interface SqlWork<T> {
+        T run() throws SQLException;
+    }
+
+    private static <T> T throttled(java.util.concurrent.Semaphore throttle, SqlWork<T> work) throws SQLException {
+        if (throttle == null) {
+            return work.run();
+        }
+        try {
+            throttle.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.sql.SQLTransientException("interrupted waiting for a database slot", e);
+        }
+        try {
+            return work.run();
+        } finally {
+            throttle.release();
         }
     }
 
