@@ -68,6 +68,10 @@ public final class FerretSettings {
     public static final String MAX_RETRY_BACKOFF = "ferret.daemon.max-retry-backoff";
     public static final String STOP_AND_DRAIN_TIMEOUT = "ferret.projections.stop-and-drain-timeout";
     public static final String MONITORING_INTERVAL = "ferret.daemon.lock.monitoring-interval";
+    public static final String TENANT_LOAD_BUDGET = "ferret.daemon.tenant-load-budget";
+    public static final String TENANT_LOAD_MEMORY_THRESHOLD = "ferret.daemon.tenant-load-memory-threshold";
+    public static final String MAX_CONCURRENT_LOADS = "ferret.daemon.max-concurrent-event-loads";
+    public static final String MAX_CONCURRENT_WRITES = "ferret.daemon.max-concurrent-batch-writes";
     public static final String PROBE_TIMEOUT = "ferret.daemon.lock.probe-timeout";
     public static final String LOCK_ACQUIRE_INTERVAL = "ferret.daemon.lock.acquire-interval";
 
@@ -76,7 +80,8 @@ public final class FerretSettings {
             MANAGED_SCHEDULED_EXECUTOR, LONG_RUNNING_HINT, SCHEMA, TABLE_PREFIX, APPLY_SCHEMA, ENGINE, EVENT_TYPES,
             DAEMON_MODE, POLLING_INTERVAL, STALE_SEQUENCE_THRESHOLD, APPEND_FENCE_TIMEOUT, FORCED_GAP_SKIP_THRESHOLD,
             BATCH_SIZE, SKIP_APPLY_ERRORS, MAX_TRANSIENT_RETRIES, TRANSIENT_RETRY_BACKOFF, MAX_RETRY_BACKOFF,
-            STOP_AND_DRAIN_TIMEOUT, MONITORING_INTERVAL, PROBE_TIMEOUT, LOCK_ACQUIRE_INTERVAL);
+            STOP_AND_DRAIN_TIMEOUT, MONITORING_INTERVAL, PROBE_TIMEOUT, LOCK_ACQUIRE_INTERVAL, TENANT_LOAD_BUDGET,
+            TENANT_LOAD_MEMORY_THRESHOLD, MAX_CONCURRENT_LOADS, MAX_CONCURRENT_WRITES);
 
     /** How page and unit-of-work transactions are run. */
     public enum Transactions {
@@ -131,6 +136,13 @@ public final class FerretSettings {
         b.duration(PROBE_TIMEOUT).ifPresent(v -> b.daemon(PROBE_TIMEOUT, v, d -> d.probeTimeout(v)));
         b.duration(LOCK_ACQUIRE_INTERVAL)
                 .ifPresent(v -> b.daemon(LOCK_ACQUIRE_INTERVAL, v, d -> d.lockAcquireInterval(v)));
+        b.integer(TENANT_LOAD_BUDGET).ifPresent(v -> b.daemon(TENANT_LOAD_BUDGET, v, d -> d.tenantLoadBudget(v)));
+        b.decimal(TENANT_LOAD_MEMORY_THRESHOLD).ifPresent(v -> b.daemon(TENANT_LOAD_MEMORY_THRESHOLD, v,
+                d -> d.tenantLoadMemoryThreshold(v)));
+        b.integer(MAX_CONCURRENT_LOADS)
+                .ifPresent(v -> b.daemon(MAX_CONCURRENT_LOADS, v, d -> d.maxConcurrentEventLoadsPerDatabase(v)));
+        b.integer(MAX_CONCURRENT_WRITES)
+                .ifPresent(v -> b.daemon(MAX_CONCURRENT_WRITES, v, d -> d.maxConcurrentBatchWritesPerDatabase(v)));
         b.duration(POLLING_INTERVAL).ifPresent(v -> b.daemon(POLLING_INTERVAL, v, d -> d.pollingInterval(v)));
         b.duration(STALE_SEQUENCE_THRESHOLD)
                 .ifPresent(v -> b.daemon(STALE_SEQUENCE_THRESHOLD, v, d -> d.staleSequenceThreshold(v)));
@@ -241,6 +253,16 @@ public final class FerretSettings {
                 return raw.map(Integer::valueOf);
             } catch (NumberFormatException e) {
                 refuse(key, raw.get(), "expected a whole number");
+                return Optional.empty();
+            }
+        }
+
+        Optional<Double> decimal(String key) {
+            Optional<String> raw = string(key);
+            try {
+                return raw.map(Double::valueOf);
+            } catch (NumberFormatException e) {
+                refuse(key, raw.get(), "expected a number such as 0.9");
                 return Optional.empty();
             }
         }

@@ -103,6 +103,21 @@ class FerretSettingsTest {
     }
 
     @Test
+    void theLoadBudgetKeysAreReadAndBadValuesNamed() {
+        FerretSettings settings = read(Map.of("ferret.daemon.tenant-load-budget", "4000",
+                "ferret.daemon.tenant-load-memory-threshold", "0.8", "ferret.daemon.max-concurrent-event-loads", "3"));
+        assertThat(settings.problems()).isEmpty();
+        dev.ferret.daemon.DaemonSettings daemon = settings.applyTo(new dev.ferret.StoreOptions()).daemon();
+        assertThat(daemon.getTenantLoadBudget()).isEqualTo(4000);
+        assertThat(daemon.getTenantLoadMemoryThreshold()).isEqualTo(0.8);
+        assertThat(daemon.getMaxConcurrentEventLoadsPerDatabase()).isEqualTo(3);
+        assertThat(read(Map.of("ferret.daemon.tenant-load-memory-threshold", "lots")).problems()).singleElement()
+                .asString().contains("ferret.daemon.tenant-load-memory-threshold=lots");
+        assertThat(read(Map.of("ferret.daemon.tenant-load-budget", "-1")).problems()).singleElement()
+                .asString().contains("-1");
+    }
+
+    @Test
     void hotColdAndItsLockSettingsAreReadAndCheckedAgainstEachOther() {
         FerretSettings settings = read(Map.of("ferret.daemon.mode", "hot_cold",
                 "ferret.daemon.lock.monitoring-interval", "PT10S", "ferret.daemon.lock.probe-timeout", "PT2S",
