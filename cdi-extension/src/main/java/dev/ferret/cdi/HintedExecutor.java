@@ -2,13 +2,10 @@ package dev.ferret.cdi;
 
 import jakarta.enterprise.concurrent.ManagedExecutors;
 import jakarta.enterprise.concurrent.ManagedTask;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The daemon's page workers on a container's {@code ManagedExecutorService}. Each task (one run of a shard's page
@@ -18,11 +15,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Lifecycle methods are not forwarded: a managed executor belongs to the container.
  */
-final class HintedExecutor extends AbstractExecutorService {
+final class HintedExecutor extends ContainerOwnedExecutor {
 
     private final ExecutorService delegate;
     private final Map<String, String> properties;
-    private volatile boolean shutdown;
 
     HintedExecutor(ExecutorService delegate, boolean longRunning) {
         this.delegate = delegate;
@@ -48,31 +44,5 @@ final class HintedExecutor extends AbstractExecutorService {
     @Override
     public void execute(Runnable command) {
         delegate.execute(ManagedExecutors.managedTask(command, properties, null));
-    }
-
-    @Override
-    public void shutdown() {
-        shutdown = true;
-    }
-
-    @Override
-    public List<Runnable> shutdownNow() {
-        shutdown = true;
-        return List.of();
-    }
-
-    @Override
-    public boolean isShutdown() {
-        return shutdown;
-    }
-
-    @Override
-    public boolean isTerminated() {
-        return shutdown;
-    }
-
-    @Override
-    public boolean awaitTermination(long timeout, TimeUnit unit) {
-        return shutdown;
     }
 }

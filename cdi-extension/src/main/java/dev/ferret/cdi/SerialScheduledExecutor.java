@@ -22,11 +22,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Lifecycle methods are not forwarded: a managed executor belongs to the container, which refuses them.
  */
-final class SerialScheduledExecutor implements ScheduledExecutorService {
+final class SerialScheduledExecutor extends ContainerOwnedExecutor implements ScheduledExecutorService {
 
     private final ScheduledExecutorService delegate;
     private final ReentrantLock lock = new ReentrantLock();
-    private volatile boolean shutdown;
 
     SerialScheduledExecutor(ScheduledExecutorService delegate) {
         this.delegate = delegate;
@@ -120,31 +119,5 @@ final class SerialScheduledExecutor implements ScheduledExecutorService {
         List<Callable<T>> wrapped = new ArrayList<>(tasks.size());
         tasks.forEach(t -> wrapped.add(serial(t)));
         return wrapped;
-    }
-
-    @Override
-    public void shutdown() {
-        shutdown = true;
-    }
-
-    @Override
-    public List<Runnable> shutdownNow() {
-        shutdown = true;
-        return List.of();
-    }
-
-    @Override
-    public boolean isShutdown() {
-        return shutdown;
-    }
-
-    @Override
-    public boolean isTerminated() {
-        return shutdown;
-    }
-
-    @Override
-    public boolean awaitTermination(long timeout, TimeUnit unit) {
-        return shutdown;
     }
 }

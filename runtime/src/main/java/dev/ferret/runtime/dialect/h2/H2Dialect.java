@@ -3,7 +3,7 @@ package dev.ferret.runtime.dialect.h2;
 import dev.ferret.DatabaseEngine;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
-import dev.ferret.runtime.dialect.LeadWindow;
+import dev.ferret.runtime.dialect.PortableSql;
 import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.SchemaObject;
@@ -170,11 +170,11 @@ public final class H2Dialect implements Dialect {
     @Override
     public DaemonSql daemonSql(TableNames t) {
         return new DaemonSql(
-                LeadWindow.highWaterMark(t.events()),
-                LeadWindow.listGaps(t.events()),
+                PortableSql.highWaterMark(t.events()),
+                PortableSql.listGaps(t.events()),
                 "SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id FROM "
                         + t.events() + " WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id LIMIT ?",
-                "SELECT last_seq_id FROM " + t.progression() + " WHERE name = ?",
+                PortableSql.selectProgression(t),
                 "MERGE INTO " + t.progression() + " AS p"
                         + " USING (VALUES (CAST(? AS VARCHAR(250)), CAST(? AS BIGINT), CAST(? AS BIGINT),"
                         + " CAST(? AS TIMESTAMP WITH TIME ZONE))) AS s (name, floor, last_seq_id, last_updated)"
@@ -191,10 +191,9 @@ public final class H2Dialect implements Dialect {
                         + " SET last_seq_id = s.last_seq_id, last_updated = s.last_updated"
                         + " WHEN NOT MATCHED THEN INSERT (name, last_seq_id, last_updated)"
                         + " VALUES (s.name, s.last_seq_id, s.last_updated)",
-                "DELETE FROM " + t.progression() + " WHERE name = ?",
-                "INSERT INTO " + t.deadLetters() + " (projection, seq_id, event_id, type, tenant_id, exception_type,"
-                        + " message, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                "SELECT COUNT(*) FROM " + t.progression() + " WHERE name LIKE 'Node:%' AND last_seq_id > ?");
+                PortableSql.deleteProgression(t),
+                PortableSql.insertDeadLetter(t),
+                PortableSql.countLiveNodes(t));
     }
 
     /**

@@ -4,7 +4,7 @@ import dev.ferret.DatabaseEngine;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
-import dev.ferret.runtime.dialect.LeadWindow;
+import dev.ferret.runtime.dialect.PortableSql;
 import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.SchemaObject;
@@ -131,11 +131,11 @@ public final class PostgresDialect implements Dialect {
     @Override
     public DaemonSql daemonSql(TableNames t) {
         return new DaemonSql(
-                LeadWindow.highWaterMark(t.events()),
-                LeadWindow.listGaps(t.events()),
+                PortableSql.highWaterMark(t.events()),
+                PortableSql.listGaps(t.events()),
                 "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
                         + " WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id LIMIT ?",
-                "SELECT last_seq_id FROM " + t.progression() + " WHERE name = ?",
+                PortableSql.selectProgression(t),
                 // one statement: move the row from the floor, or create it from zero; the count says which held
                 "WITH s (name, floor, last_seq_id, last_updated) AS ("
                         + "VALUES (CAST(? AS varchar), CAST(? AS bigint), CAST(? AS bigint), CAST(? AS timestamptz))),"
@@ -150,10 +150,9 @@ public final class PostgresDialect implements Dialect {
                 "INSERT INTO " + t.progression() + " AS p (name, last_seq_id, last_updated) VALUES (?, ?, ?)"
                         + " ON CONFLICT (name) DO UPDATE SET last_seq_id = EXCLUDED.last_seq_id,"
                         + " last_updated = EXCLUDED.last_updated WHERE p.last_seq_id < EXCLUDED.last_seq_id",
-                "DELETE FROM " + t.progression() + " WHERE name = ?",
-                "INSERT INTO " + t.deadLetters() + " (projection, seq_id, event_id, type, tenant_id, exception_type,"
-                        + " message, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                "SELECT COUNT(*) FROM " + t.progression() + " WHERE name LIKE 'Node:%' AND last_seq_id > ?");
+                PortableSql.deleteProgression(t),
+                PortableSql.insertDeadLetter(t),
+                PortableSql.countLiveNodes(t));
     }
 
     @Override

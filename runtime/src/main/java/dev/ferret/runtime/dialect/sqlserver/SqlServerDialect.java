@@ -4,7 +4,7 @@ import dev.ferret.DatabaseEngine;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
-import dev.ferret.runtime.dialect.LeadWindow;
+import dev.ferret.runtime.dialect.PortableSql;
 import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.SchemaObject;
@@ -170,11 +170,11 @@ public final class SqlServerDialect implements Dialect {
         // as the gap it is until it commits
         String events = t.events() + " WITH (READPAST)";
         return new DaemonSql(
-                LeadWindow.highWaterMark(events),
-                LeadWindow.listGaps(events),
+                PortableSql.highWaterMark(events),
+                PortableSql.listGaps(events),
                 "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
                         + " WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY",
-                "SELECT last_seq_id FROM " + t.progression() + " WHERE name = ?",
+                PortableSql.selectProgression(t),
                 "MERGE " + t.progression() + " WITH (HOLDLOCK) AS target"
                         + " USING (VALUES (?, ?, ?, ?)) AS source (name, floor, last_seq_id, last_updated)"
                         + " ON target.name = source.name"
@@ -189,10 +189,9 @@ public final class SqlServerDialect implements Dialect {
                         + " SET target.last_seq_id = source.last_seq_id, target.last_updated = source.last_updated"
                         + " WHEN NOT MATCHED THEN INSERT (name, last_seq_id, last_updated)"
                         + " VALUES (source.name, source.last_seq_id, source.last_updated);",
-                "DELETE FROM " + t.progression() + " WHERE name = ?",
-                "INSERT INTO " + t.deadLetters() + " (projection, seq_id, event_id, type, tenant_id, exception_type,"
-                        + " message, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                "SELECT COUNT(*) FROM " + t.progression() + " WHERE name LIKE 'Node:%' AND last_seq_id > ?");
+                PortableSql.deleteProgression(t),
+                PortableSql.insertDeadLetter(t),
+                PortableSql.countLiveNodes(t));
     }
 
     /*
