@@ -11,7 +11,9 @@ CREATE TABLE IF NOT EXISTS PUBLIC.pc_events (
   data JSON NOT NULL,
   timestamp TIMESTAMP WITH TIME ZONE NOT NULL,
   tenant_id VARCHAR(100) NOT NULL,
-  CONSTRAINT uq_pc_events_stream_version UNIQUE (tenant_id, stream_id, version)
+  tenant_seq BIGINT,
+  CONSTRAINT uq_pc_events_stream_version UNIQUE (tenant_id, stream_id, version),
+  CONSTRAINT uq_pc_events_tenant_seq UNIQUE (tenant_id, tenant_seq)
 )
 
 -- schema.pc_streams
@@ -23,6 +25,13 @@ CREATE TABLE IF NOT EXISTS PUBLIC.pc_streams (
   timestamp TIMESTAMP WITH TIME ZONE NOT NULL,
   created TIMESTAMP WITH TIME ZONE NOT NULL,
   PRIMARY KEY (tenant_id, id)
+)
+
+-- schema.pc_tenant_sequences
+CREATE TABLE IF NOT EXISTS PUBLIC.pc_tenant_sequences (
+  tenant_id VARCHAR(100) PRIMARY KEY,
+  last_seq BIGINT NOT NULL,
+  last_updated TIMESTAMP WITH TIME ZONE NOT NULL
 )
 
 -- schema.pc_event_progression
@@ -75,8 +84,11 @@ UPDATE PUBLIC.pc_streams SET version = ?, timestamp = ? WHERE tenant_id = ? AND 
 -- events.selectStream
 SELECT version, type, timestamp FROM PUBLIC.pc_streams WHERE tenant_id = ? AND id = ?
 
+-- events.nextTenantSequence
+SELECT last_seq FROM FINAL TABLE (MERGE INTO PUBLIC.pc_tenant_sequences AS s USING (VALUES (CAST(? AS VARCHAR(100)), CAST(? AS BIGINT), CAST(? AS TIMESTAMP WITH TIME ZONE))) AS src (tenant_id, drawn, last_updated) ON s.tenant_id = src.tenant_id WHEN MATCHED THEN UPDATE SET last_seq = s.last_seq + src.drawn, last_updated = src.last_updated WHEN NOT MATCHED THEN INSERT (tenant_id, last_seq, last_updated) VALUES (src.tenant_id, src.drawn, src.last_updated))
+
 -- events.insertEvent
-INSERT INTO PUBLIC.pc_events (id, stream_id, version, type, data, timestamp, tenant_id) VALUES (?, ?, ?, ?, ? FORMAT JSON, ?, ?)
+INSERT INTO PUBLIC.pc_events (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq) VALUES (?, ?, ?, ?, ? FORMAT JSON, ?, ?, ?)
 
 -- events.selectStreamEvents
 SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id FROM PUBLIC.pc_events WHERE tenant_id = ? AND stream_id = ? ORDER BY version
@@ -102,6 +114,9 @@ SELECT COUNT(*) FROM PUBLIC.pc_doc_order_summary WHERE tenant_id = ?
 -- documents.deleteAll
 DELETE FROM PUBLIC.pc_doc_order_summary
 
+-- documents.deleteTenant
+DELETE FROM PUBLIC.pc_doc_order_summary WHERE tenant_id = ?
+
 -- daemon.highWaterMark
 SELECT MIN(CASE WHEN next_seq > seq_id + 1 THEN seq_id END) AS gap_at, MIN(CASE WHEN next_seq > seq_id + 1 THEN next_seq END) AS after_gap, MAX(seq_id) AS highest FROM (SELECT seq_id, LEAD(seq_id) OVER (ORDER BY seq_id) AS next_seq FROM (SELECT CAST(? AS BIGINT) AS seq_id UNION ALL SELECT seq_id FROM PUBLIC.pc_events WHERE seq_id > ?) AS candidates) AS ordered
 
@@ -110,6 +125,12 @@ SELECT seq_id AS before_gap, next_seq AS after_gap FROM (SELECT seq_id, LEAD(seq
 
 -- daemon.loadPage
 SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id FROM PUBLIC.pc_events WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id LIMIT ?
+
+-- daemon.tenantMarks
+SELECT tenant_id, last_seq FROM PUBLIC.pc_tenant_sequences
+
+-- daemon.loadTenantPage
+SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id, tenant_seq FROM PUBLIC.pc_events WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq LIMIT ?
 
 -- daemon.selectProgression
 SELECT last_seq_id FROM PUBLIC.pc_event_progression WHERE name = ?

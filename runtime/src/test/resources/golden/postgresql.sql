@@ -14,7 +14,9 @@ CREATE TABLE IF NOT EXISTS public.pc_events (
   data jsonb NOT NULL,
   timestamp timestamptz NOT NULL,
   tenant_id varchar(100) NOT NULL,
-  CONSTRAINT uq_pc_events_stream_version UNIQUE (tenant_id, stream_id, version)
+  tenant_seq bigint,
+  CONSTRAINT uq_pc_events_stream_version UNIQUE (tenant_id, stream_id, version),
+  CONSTRAINT uq_pc_events_tenant_seq UNIQUE (tenant_id, tenant_seq)
 )
 
 -- schema.pc_streams
@@ -26,6 +28,13 @@ CREATE TABLE IF NOT EXISTS public.pc_streams (
   timestamp timestamptz NOT NULL,
   created timestamptz NOT NULL,
   PRIMARY KEY (tenant_id, id)
+)
+
+-- schema.pc_tenant_sequences
+CREATE TABLE IF NOT EXISTS public.pc_tenant_sequences (
+  tenant_id varchar(100) PRIMARY KEY,
+  last_seq bigint NOT NULL,
+  last_updated timestamptz NOT NULL
 )
 
 -- schema.pc_event_progression
@@ -70,8 +79,11 @@ UPDATE public.pc_streams SET version = ?, timestamp = ? WHERE tenant_id = ? AND 
 -- events.selectStream
 SELECT version, type, timestamp FROM public.pc_streams WHERE tenant_id = ? AND id = ?
 
+-- events.nextTenantSequence
+INSERT INTO public.pc_tenant_sequences AS s (tenant_id, last_seq, last_updated) VALUES (?, ?, ?) ON CONFLICT (tenant_id) DO UPDATE SET last_seq = s.last_seq + EXCLUDED.last_seq, last_updated = EXCLUDED.last_updated RETURNING last_seq
+
 -- events.insertEvent
-INSERT INTO public.pc_events (id, stream_id, version, type, data, timestamp, tenant_id) VALUES (?, ?, ?, ?, ?::jsonb, ?, ?)
+INSERT INTO public.pc_events (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq) VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?)
 
 -- events.selectStreamEvents
 SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? ORDER BY version
@@ -97,6 +109,9 @@ SELECT count(*) FROM public.pc_doc_order_summary WHERE tenant_id = ?
 -- documents.deleteAll
 DELETE FROM public.pc_doc_order_summary
 
+-- documents.deleteTenant
+DELETE FROM public.pc_doc_order_summary WHERE tenant_id = ?
+
 -- daemon.highWaterMark
 SELECT MIN(CASE WHEN next_seq > seq_id + 1 THEN seq_id END) AS gap_at, MIN(CASE WHEN next_seq > seq_id + 1 THEN next_seq END) AS after_gap, MAX(seq_id) AS highest FROM (SELECT seq_id, LEAD(seq_id) OVER (ORDER BY seq_id) AS next_seq FROM (SELECT CAST(? AS BIGINT) AS seq_id UNION ALL SELECT seq_id FROM public.pc_events WHERE seq_id > ?) AS candidates) AS ordered
 
@@ -105,6 +120,12 @@ SELECT seq_id AS before_gap, next_seq AS after_gap FROM (SELECT seq_id, LEAD(seq
 
 -- daemon.loadPage
 SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM public.pc_events WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id LIMIT ?
+
+-- daemon.tenantMarks
+SELECT tenant_id, last_seq FROM public.pc_tenant_sequences
+
+-- daemon.loadTenantPage
+SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq FROM public.pc_events WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq LIMIT ?
 
 -- daemon.selectProgression
 SELECT last_seq_id FROM public.pc_event_progression WHERE name = ?

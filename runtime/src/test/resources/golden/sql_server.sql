@@ -7,7 +7,7 @@ IF SCHEMA_ID(N'dbo') IS NULL EXEC(N'CREATE SCHEMA dbo')
 -- schema.migrationUnlock
 {? = call sp_releaseapplock(?, 'Session')}
 
--- schema.pc_events
+-- schema.pc_events[0]
 IF OBJECT_ID(N'dbo.pc_events', N'U') IS NULL
 CREATE TABLE dbo.pc_events (
   seq_id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT pk_pc_events PRIMARY KEY CLUSTERED,
@@ -18,8 +18,13 @@ CREATE TABLE dbo.pc_events (
   data NVARCHAR(MAX) NOT NULL CONSTRAINT ck_pc_events_data CHECK (ISJSON(data) = 1),
   timestamp DATETIMEOFFSET NOT NULL,
   tenant_id NVARCHAR(100) NOT NULL,
+  tenant_seq BIGINT NULL,
   CONSTRAINT uq_pc_events_stream_version UNIQUE (tenant_id, stream_id, version)
 )
+
+-- schema.pc_events[1]
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ux_pc_events_tenant_seq' AND object_id = OBJECT_ID(N'dbo.pc_events'))
+CREATE UNIQUE INDEX ux_pc_events_tenant_seq ON dbo.pc_events (tenant_id, tenant_seq) WHERE tenant_seq IS NOT NULL
 
 -- schema.pc_streams
 IF OBJECT_ID(N'dbo.pc_streams', N'U') IS NULL
@@ -31,6 +36,14 @@ CREATE TABLE dbo.pc_streams (
   timestamp DATETIMEOFFSET NOT NULL,
   created DATETIMEOFFSET NOT NULL,
   CONSTRAINT pk_pc_streams PRIMARY KEY CLUSTERED (tenant_id, id)
+)
+
+-- schema.pc_tenant_sequences
+IF OBJECT_ID(N'dbo.pc_tenant_sequences', N'U') IS NULL
+CREATE TABLE dbo.pc_tenant_sequences (
+  tenant_id NVARCHAR(100) NOT NULL CONSTRAINT pk_pc_tenant_sequences PRIMARY KEY CLUSTERED,
+  last_seq BIGINT NOT NULL,
+  last_updated DATETIMEOFFSET NOT NULL
 )
 
 -- schema.pc_event_progression
@@ -78,8 +91,11 @@ UPDATE dbo.pc_streams SET version = ?, timestamp = ? WHERE tenant_id = ? AND id 
 -- events.selectStream
 SELECT version, type, timestamp FROM dbo.pc_streams WHERE tenant_id = ? AND id = ?
 
+-- events.nextTenantSequence
+MERGE dbo.pc_tenant_sequences WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?)) AS source (tenant_id, drawn, last_updated) ON target.tenant_id = source.tenant_id WHEN MATCHED THEN UPDATE SET target.last_seq = target.last_seq + source.drawn, target.last_updated = source.last_updated WHEN NOT MATCHED THEN INSERT (tenant_id, last_seq, last_updated) VALUES (source.tenant_id, source.drawn, source.last_updated) OUTPUT inserted.last_seq;
+
 -- events.insertEvent
-INSERT INTO dbo.pc_events (id, stream_id, version, type, data, timestamp, tenant_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+INSERT INTO dbo.pc_events (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 
 -- events.selectStreamEvents
 SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? ORDER BY version
@@ -105,6 +121,9 @@ SELECT COUNT_BIG(*) FROM dbo.pc_doc_order_summary WHERE tenant_id = ?
 -- documents.deleteAll
 DELETE FROM dbo.pc_doc_order_summary
 
+-- documents.deleteTenant
+DELETE FROM dbo.pc_doc_order_summary WHERE tenant_id = ?
+
 -- daemon.highWaterMark
 SELECT MIN(CASE WHEN next_seq > seq_id + 1 THEN seq_id END) AS gap_at, MIN(CASE WHEN next_seq > seq_id + 1 THEN next_seq END) AS after_gap, MAX(seq_id) AS highest FROM (SELECT seq_id, LEAD(seq_id) OVER (ORDER BY seq_id) AS next_seq FROM (SELECT CAST(? AS BIGINT) AS seq_id UNION ALL SELECT seq_id FROM dbo.pc_events WITH (READPAST) WHERE seq_id > ?) AS candidates) AS ordered
 
@@ -113,6 +132,12 @@ SELECT seq_id AS before_gap, next_seq AS after_gap FROM (SELECT seq_id, LEAD(seq
 
 -- daemon.loadPage
 SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM dbo.pc_events WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY
+
+-- daemon.tenantMarks
+SELECT tenant_id, last_seq FROM dbo.pc_tenant_sequences WITH (READPAST)
+
+-- daemon.loadTenantPage
+SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq FROM dbo.pc_events WITH (READPAST) WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY
 
 -- daemon.selectProgression
 SELECT last_seq_id FROM dbo.pc_event_progression WHERE name = ?

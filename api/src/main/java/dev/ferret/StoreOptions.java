@@ -35,6 +35,7 @@ public final class StoreOptions {
     private final Documents documents = new Documents(this);
     private final dev.ferret.projections.ProjectionOptions projections = new dev.ferret.projections.ProjectionOptions();
     private final dev.ferret.daemon.DaemonSettings daemon = new dev.ferret.daemon.DaemonSettings();
+    private final Tenancy tenancy = new Tenancy(this);
 
     /** Uses an existing, ideally pooled, {@code DataSource}; it is not closed with the store. */
     public StoreOptions dataSource(DataSource dataSource) {
@@ -104,6 +105,11 @@ public final class StoreOptions {
         return projections;
     }
 
+    /** Where tenants live: the store's own database unless mapped to another. */
+    public Tenancy tenancy() {
+        return tenancy;
+    }
+
     /** The async daemon's mode and settings. */
     public dev.ferret.daemon.DaemonSettings daemon() {
         return daemon;
@@ -170,9 +176,26 @@ public final class StoreOptions {
         private final Map<String, Class<?>> byAlias = new LinkedHashMap<>();
 
         private final StoreOptions owner;
+        private boolean partitionedByTenant;
 
         private Events(StoreOptions owner) {
             this.owner = owner;
+        }
+
+        /**
+         * When on, each tenant has its own gap-free event sequence, numbered inside the append transaction, and
+         * every async projection runs as one shard per (projection x tenant) with its own progression
+         * {@code <shard>@<tenant>} and its own high water mark: one tenant's rebuild or import does not stall the
+         * others, and one tenant can be rebuilt alone. Appends of one tenant serialize on its sequence row. Off by
+         * default; switch it on before the first event is appended (existing events have no tenant sequence).
+         */
+        public Events partitionByTenant(boolean on) {
+            this.partitionedByTenant = on;
+            return this;
+        }
+
+        public boolean isPartitionedByTenant() {
+            return partitionedByTenant;
         }
 
         /** Back to the options, for chaining. */
@@ -256,5 +279,91 @@ public final class StoreOptions {
      * @param id   reads a document's id, or null to find an {@code id} member
      */
     public record DocumentType<T>(Class<T> type, String name, Function<T, ?> id) {
+    }
+
+    /**
+     * Tenants kept in databases other than the store's own: one {@code DataSource} per database, every database
+     * holding the full schema. Sessions of a mapped tenant read and write its database; the daemon runs that
+     * tenant's shards against it. Needs {@link Events#partitionByTenant(boolean) tenant-partitioned events}, since
+     * each database numbers its own log.
+     */
+    public static final class Tenancy {
+
+        private final StoreOptions owner;
+        private final Map<String, TenantDatabase> databases = new LinkedHashMap<>();
+        private final Map<String, String> databaseOfTenant = new LinkedHashMap<>();
+
+        private Tenancy(StoreOptions owner) {
+            this.owner = owner;
+        }
+
+        /** Back to the options, for chaining. */
+        public StoreOptions and() {
+            return owner;
+        }
+
+        /**
+         * Adds database {@code name} (a plain identifier) reached through {@code dataSource}, holding
+         * {@code tenantIds}. The data source is not closed with the store.
+         *
+         * @throws ConfigurationException when the name is not an identifier or already used, or a tenant is mapped
+         *                                twice
+         */
+        public Tenancy database(String name, DataSource dataSource, String... tenantIds) {
+            requireIdentifier("tenancy database name", name);
+            Objects.requireNonNull(dataSource, "dataSource of tenancy database " + name);
+            if (DEFAULT_DATABASE.equals(name) || databases.containsKey(name)) {
+                throw new ConfigurationException("tenancy database '" + name + "' is defined twice"
+                        + (DEFAULT_DATABASE.equals(name) ? " ('" + DEFAULT_DATABASE + "' is the store's own)" : ""));
+            }
+            if (tenantIds == null || tenantIds.length == 0) {
+                throw new ConfigurationException("tenancy database '" + name + "' needs at least one tenant id");
+            }
+            for (String tenant : tenantIds) {
+                requireTenantId("tenant of tenancy database " + name, tenant);
+                String previous = databaseOfTenant.putIfAbsent(tenant, name);
+                if (previous != null) {
+                    throw new ConfigurationException("tenant '" + tenant + "' is mapped to tenancy databases '"
+                            + previous + "' and '" + name + "'");
+                }
+            }
+            databases.put(name, new TenantDatabase(name, dataSource));
+            return this;
+        }
+
+        /** The extra databases, in the order they were added. */
+        public List<TenantDatabase> databases() {
+            return List.copyOf(databases.values());
+        }
+
+        /** Tenant id to database name, for tenants that are not in the store's own database. */
+        public Map<String, String> databaseOfTenant() {
+            return Collections.unmodifiableMap(databaseOfTenant);
+        }
+    }
+
+    /** The name of the store's own database in tenancy mappings and shard status. */
+    public static final String DEFAULT_DATABASE = "default";
+
+    /**
+     * One database tenants live in.
+     *
+     * @param name       a plain identifier, unique in the store
+     * @param dataSource how to reach it
+     */
+    public record TenantDatabase(String name, DataSource dataSource) {
+    }
+
+    /**
+     * Checks a tenant id: 1-100 characters, not blank.
+     *
+     * @throws ConfigurationException naming {@code setting} and the value otherwise
+     */
+    public static String requireTenantId(String setting, String tenantId) {
+        if (tenantId == null || tenantId.isBlank() || tenantId.length() > 100) {
+            throw new ConfigurationException(setting + " must be a tenant id of 1-100 characters, was: "
+                    + (tenantId == null ? "null" : "'" + tenantId + "'"));
+        }
+        return tenantId;
     }
 }

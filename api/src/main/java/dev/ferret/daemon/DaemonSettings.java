@@ -13,6 +13,7 @@ public final class DaemonSettings {
     private Duration appendFenceTimeout = Duration.ofSeconds(1);
     private Duration forcedGapSkipThreshold = Duration.ofMinutes(2);
     private int batchSize = 500;
+    private int workerThreads = 4;
     private long tenantLoadBudget;
     private double tenantLoadMemoryThreshold = 0.9;
     private int maxConcurrentEventLoadsPerDatabase;
@@ -172,6 +173,23 @@ public final class DaemonSettings {
 
     public int getMaxConcurrentBatchWritesPerDatabase() {
         return maxConcurrentBatchWritesPerDatabase;
+    }
+
+    /**
+     * How many shards may work on a page at once on this node (the page workers); default 4. With tenant-partitioned
+     * events a node runs one shard per (projection x tenant), and this bounds how many of them load, apply and
+     * write concurrently; the load budget then bounds the events they hold.
+     */
+    public DaemonSettings workerThreads(int threads) {
+        if (threads < 1 || threads > 1024) {
+            throw new ConfigurationException("daemon.worker-threads must be 1-1024, was: " + threads);
+        }
+        this.workerThreads = threads;
+        return this;
+    }
+
+    public int getWorkerThreads() {
+        return workerThreads;
     }
 
     /** Events per page; default 500. */

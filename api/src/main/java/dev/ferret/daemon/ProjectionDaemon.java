@@ -21,6 +21,15 @@ public interface ProjectionDaemon {
         rebuild(projectionName, timeout, p -> { });
     }
 
+    /**
+     * With tenant-partitioned events: rebuilds {@code projectionName} for {@code tenantId} alone, deleting only that
+     * tenant's documents and progression, while every other tenant's shard keeps running.
+     *
+     * @throws IllegalArgumentException when events are not partitioned by tenant, or the tenant has no events
+     * @throws NonStaleTimeoutException when the replay did not finish within {@code timeout} (it goes on)
+     */
+    void rebuild(String projectionName, String tenantId, Duration timeout, Consumer<RebuildProgress> progress);
+
     /** Restarts a paused or stopped shard from its persisted progression. */
     void restart(String shardName);
 }

@@ -54,6 +54,14 @@ public final class Ferret {
         }
         try {
             DatabaseEngine engine = options.getEngine() != null ? options.getEngine() : detect(dataSource, description);
+            for (StoreOptions.TenantDatabase database : options.tenancy().databases()) {
+                String where = "tenancy database '" + database.name() + "' (" + describe(database.dataSource()) + ")";
+                DatabaseEngine other = detect(database.dataSource(), where);
+                if (other != engine) {
+                    throw new dev.ferret.ConfigurationException(where + " runs " + other + " but the store's own"
+                            + " database runs " + engine + "; every tenancy database must run the same engine");
+                }
+            }
             return new FerretDocumentStore(options, dataSource, ownedPool, Dialects.of(engine), seams);
         } catch (RuntimeException e) {
             if (ownedPool != null) {

@@ -47,7 +47,7 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
     @Override
     public List<T> toList() {
         session.ensureOpen();
-        try (Connection c = session.store.dataSource().getConnection();
+        try (Connection c = session.store.dataSourceOf(session.tenantId).getConnection();
              PreparedStatement ps = c.prepareStatement(withFilters(mapping.sql().selectAll()) + " ORDER BY id")) {
             bind(ps);
             return session.readDocuments(ps, mapping.type());
@@ -59,7 +59,7 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
     @Override
     public long count() {
         session.ensureOpen();
-        try (Connection c = session.store.dataSource().getConnection();
+        try (Connection c = session.store.dataSourceOf(session.tenantId).getConnection();
              PreparedStatement ps = c.prepareStatement(withFilters(mapping.sql().countAll()))) {
             bind(ps);
             try (ResultSet rs = ps.executeQuery()) {

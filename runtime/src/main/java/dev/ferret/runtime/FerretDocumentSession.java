@@ -117,15 +117,17 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         // detector let in before the commit would take the rows still in flight for a rolled-back hole
         Runnable[] releaseFence = new Runnable[1];
         try {
-            store.transactions().inTransaction(store.dataSource(), c -> {
+            store.transactions().inTransaction(store.dataSourceOf(tenantId), c -> {
                 List<EventEnvelope> inlineEvents = store.inlineAppliers().isEmpty() ? null : new ArrayList<>();
+                // first, so every append of the tenant takes its sequence row before any stream row: one lock order
+                long[] tenantSeq = {store.partitionedByTenant() && !appends.isEmpty() ? drawTenantNumbers(c, now) : 0};
                 for (StreamAppend append : appends) {
                     long headVersion = writeStream(c, append, now);
                     if (releaseFence[0] == null) {
                         // before the first identity value is drawn
                         releaseFence[0] = store.dialect().takeAppendFenceShared(c, store.names());
                     }
-                    writeEvents(c, append, headVersion, now, inlineEvents);
+                    tenantSeq[0] = writeEvents(c, append, headVersion, now, inlineEvents, tenantSeq[0]);
                 }
                 if (inlineEvents != null && !inlineEvents.isEmpty()) {
                     applyInline(c, inlineEvents);
@@ -201,8 +203,38 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         ps.setObject(6, now);
     }
 
-    private void writeEvents(Connection c, StreamAppend append, long headVersion, OffsetDateTime now,
-                             List<EventEnvelope> inline) throws SQLException {
+    /**
+     * Draws this save's numbers of the tenant's event sequence and returns the one before the first. The row stays
+     * locked until the transaction ends, so the tenant's numbers commit in order and a rollback returns them.
+     */
+    private long drawTenantNumbers(Connection c, OffsetDateTime now) throws SQLException {
+        int count = 0;
+        for (StreamAppend append : appends) {
+            count += append.events().size();
+        }
+        for (int attempt = 1; ; attempt++) {
+            try (PreparedStatement ps = c.prepareStatement(store.eventSql().nextTenantSequence())) {
+                ps.setString(1, tenantId);
+                ps.setLong(2, count);
+                ps.setObject(3, now);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1) - count;
+                }
+            } catch (SQLException e) {
+                // H2's MERGE lets two first appends of a tenant both try the insert; the loser finds the row on a
+                // second try (only the statement failed; PostgreSQL's ON CONFLICT never gets here)
+                if (attempt > 1 || !store.dialect().isUniqueViolation(e)) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** Writes the events and returns the last tenant sequence number used (0 when not partitioned). */
+    private long writeEvents(Connection c, StreamAppend append, long headVersion, OffsetDateTime now,
+                             List<EventEnvelope> inline, long tenantSeq) throws SQLException {
+        boolean partitioned = store.partitionedByTenant();
         try (PreparedStatement ps = c.prepareStatement(store.eventSql().insertEvent())) {
             long version = headVersion - append.events().size();
             for (Object event : append.events()) {
@@ -220,9 +252,15 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                 ps.setString(5, store.serializer().toJson(event));
                 ps.setObject(6, now);
                 ps.setString(7, tenantId);
+                if (partitioned) {
+                    ps.setLong(8, ++tenantSeq);
+                } else {
+                    ps.setNull(8, java.sql.Types.BIGINT);
+                }
                 ps.addBatch();
             }
             ps.executeBatch();
+            return tenantSeq;
         } catch (SQLException e) {
             if (store.dialect().isUniqueViolation(e)) {
                 throw conflict(c, append, "another writer appended the same versions");

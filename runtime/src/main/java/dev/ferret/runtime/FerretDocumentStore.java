@@ -64,6 +64,8 @@ public final class FerretDocumentStore implements DocumentStore {
     private final List<ProjectionApplier> inlineAppliers;
     private final java.util.function.Consumer<Object> sideEffectPublisher;
     private final AsyncDaemon daemon;
+    private final boolean partitionedByTenant;
+    private final dev.ferret.runtime.tenancy.TenantDatabases databases;
 
     FerretDocumentStore(StoreOptions options, DataSource dataSource, HikariDataSource ownedPool, Dialect dialect,
                         StoreSeams seams) {
@@ -74,6 +76,9 @@ public final class FerretDocumentStore implements DocumentStore {
         this.transactions = seams.transactions();
         this.names = new TableNames(options.getSchema() != null ? options.getSchema() : dialect.defaultSchema(),
                 options.getTablePrefix());
+        this.partitionedByTenant = options.events().isPartitionedByTenant();
+        this.databases = new dev.ferret.runtime.tenancy.TenantDatabases(dataSource, options.tenancy(),
+                partitionedByTenant);
         this.eventSql = dialect.eventSql(names);
         Map<Class<?>, DocumentMapping<?>> mappings = new LinkedHashMap<>();
         for (StoreOptions.DocumentType<?> type : options.documents().types()) {
@@ -118,14 +123,19 @@ public final class FerretDocumentStore implements DocumentStore {
         List<SchemaObject> wanted = new ArrayList<>(schemaSql.objects());
         mappings.values().forEach(mapping -> wanted.add(mapping.table()));
         versionedMappings.values().forEach(mapping -> wanted.add(mapping.table()));
-        SchemaMigrator migrator = new SchemaMigrator(dataSource, dialect, names.schema(), schemaSql.createSchema(),
-                wanted, MIGRATION_LOCK_TIMEOUT);
-        if (options.isApplyAllDatabaseChangesOnStartup()) {
-            this.createdAtStartup = migrator.apply();
-        } else {
-            migrator.verify();
-            this.createdAtStartup = List.of();
+        List<String> created = new ArrayList<>();
+        for (dev.ferret.runtime.tenancy.TenantDatabases.Database database : databases.all()) {
+            SchemaMigrator migrator = new SchemaMigrator(database.dataSource(), dialect, names.schema(),
+                    schemaSql.createSchema(), wanted, MIGRATION_LOCK_TIMEOUT);
+            if (options.isApplyAllDatabaseChangesOnStartup()) {
+                List<String> here = migrator.apply();
+                here.forEach(object -> created.add(database == databases.main() ? object
+                        : database.name() + ":" + object));
+            } else {
+                migrator.verify();
+            }
         }
+        this.createdAtStartup = List.copyOf(created);
         options.daemon().validate();
         List<ProjectionApplier> inline = new ArrayList<>();
         List<ProjectionApplier> async = new ArrayList<>();
@@ -140,7 +150,8 @@ public final class FerretDocumentStore implements DocumentStore {
         this.sideEffectPublisher = options.projections().getSideEffectPublisher();
         DaemonSettings settings = options.daemon();
         this.daemon = new AsyncDaemon(this, settings, async, options.projections().asyncListeners(),
-                seams.executors().apply(Math.max(1, Math.min(4, async.size()))), seams.retries());
+                seams.executors().apply(Math.max(1, Math.min(settings.getWorkerThreads(),
+                        partitionedByTenant ? Integer.MAX_VALUE : async.size()))), seams.retries());
         LOG.info("Ferret store on {} (schema {}, prefix {}) with {} document types, {} async and {} inline"
                         + " projections, daemon {}", dialect.engine(), names.schema(), names.prefix(),
                 documents.size(), async.size(), inline.size(), settings.getMode());
@@ -203,8 +214,23 @@ public final class FerretDocumentStore implements DocumentStore {
         return createdAtStartup;
     }
 
+    /** The store's own database. */
     public DataSource dataSource() {
         return dataSource;
+    }
+
+    /** The database {@code tenantId} lives in. */
+    public DataSource dataSourceOf(String tenantId) {
+        return databases.of(tenantId).dataSource();
+    }
+
+    public dev.ferret.runtime.tenancy.TenantDatabases databases() {
+        return databases;
+    }
+
+    /** Whether each tenant has its own event sequence and its own shards. */
+    public boolean partitionedByTenant() {
+        return partitionedByTenant;
     }
 
     public Dialect dialect() {

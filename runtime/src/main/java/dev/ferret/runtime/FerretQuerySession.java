@@ -39,7 +39,7 @@ class FerretQuerySession implements QuerySession {
         ensureOpen();
         DocumentMapping<T> mapping = store.mapping(type);
         String key = mapping.idFrom(id);
-        try (Connection c = store.dataSource().getConnection();
+        try (Connection c = store.dataSourceOf(tenantId).getConnection();
              PreparedStatement ps = c.prepareStatement(mapping.sql().load())) {
             ps.setString(1, tenantId);
             ps.setString(2, key);
@@ -61,7 +61,7 @@ class FerretQuerySession implements QuerySession {
         }
         List<String> keys = new ArrayList<>(ids.size());
         ids.forEach(id -> keys.add(mapping.idFrom(id)));
-        try (Connection c = store.dataSource().getConnection();
+        try (Connection c = store.dataSourceOf(tenantId).getConnection();
              PreparedStatement ps = c.prepareStatement(mapping.sql().loadMany())) {
             ps.setString(1, tenantId);
             store.dialect().bindIds(c, ps, 2, keys);
@@ -91,7 +91,7 @@ class FerretQuerySession implements QuerySession {
     public List<EventEnvelope> fetchStream(String streamId) {
         ensureOpen();
         requireStreamId(streamId);
-        try (Connection c = store.dataSource().getConnection();
+        try (Connection c = store.dataSourceOf(tenantId).getConnection();
              PreparedStatement ps = c.prepareStatement(store.eventSql().selectStreamEvents())) {
             ps.setString(1, tenantId);
             ps.setString(2, streamId);
@@ -115,7 +115,7 @@ class FerretQuerySession implements QuerySession {
     public Optional<StreamState> fetchStreamState(String streamId) {
         ensureOpen();
         requireStreamId(streamId);
-        try (Connection c = store.dataSource().getConnection();
+        try (Connection c = store.dataSourceOf(tenantId).getConnection();
              PreparedStatement ps = c.prepareStatement(store.eventSql().selectStream())) {
             ps.setString(1, tenantId);
             ps.setString(2, streamId);

@@ -13,6 +13,8 @@ import dev.ferret.daemon.ShardStatus;
 import dev.ferret.projections.Projection;
 import dev.ferret.runtime.FerretDocumentStore;
 import dev.ferret.runtime.daemon.hwm.HighWaterMarkDetector;
+import dev.ferret.runtime.daemon.hwm.TenantMarks;
+import dev.ferret.runtime.tenancy.TenantDatabases;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.retry.TransientRetry;
@@ -28,6 +30,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -50,7 +53,14 @@ public final class AsyncDaemon implements ProjectionDaemon {
     private final DaemonSettings settings;
     private final DaemonExecutors executors;
     private final HighWaterMarkDetector detector;
-    private final Map<String, ShardAgent> shards = new LinkedHashMap<>();
+    /**
+     * Every shard by name. Copy-on-write: replaced whole by {@link #register} (the constructor, or the scheduler
+     * thread when a new tenant shows up), read lock-free by agents, status and waiters.
+     */
+    private volatile Map<String, ShardAgent> shards = Map.of();
+    private final List<ProjectionApplier> appliers;
+    /** Per database, when events are partitioned by tenant; empty otherwise. Refreshed on the scheduler thread. */
+    private final Map<String, TenantMarks> tenantMarks = new LinkedHashMap<>();
     private final List<AsyncListener> listeners;
     private final ProgressBoard board = new ProgressBoard();
     private final DaemonSql sql;
@@ -58,8 +68,9 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     private volatile boolean running;
     private final LoadBudget budget;
-    private final java.util.concurrent.Semaphore loads;
-    private final java.util.concurrent.Semaphore writes;
+    /** Per database name; absent when unbounded. */
+    private final Map<String, Semaphore> loads = new java.util.HashMap<>();
+    private final Map<String, Semaphore> writes = new java.util.HashMap<>();
     private final ShardOwnership ownership;
     private ScheduledFuture<?> nextPoll;
     private Duration pollBackoff;
@@ -74,16 +85,43 @@ public final class AsyncDaemon implements ProjectionDaemon {
         this.sql = store.dialect().daemonSql(store.names());
         this.detector = new HighWaterMarkDetector(store.dataSource(), store.dialect(), store.names(), settings,
                 store.clock());
-        for (ProjectionApplier applier : appliers) {
-            String name = shardName(applier.name(), applier.version());
-            shards.put(name, new ShardAgent(name, applier, this));
+        this.appliers = List.copyOf(appliers);
+        for (TenantDatabases.Database database : store.databases().all()) {
+            if (store.partitionedByTenant()) {
+                tenantMarks.put(database.name(), new TenantMarks(database.dataSource(), sql));
+            }
+            throttle(settings.getMaxConcurrentEventLoadsPerDatabase()).ifPresent(t -> loads.put(database.name(), t));
+            throttle(settings.getMaxConcurrentBatchWritesPerDatabase()).ifPresent(t -> writes.put(database.name(), t));
         }
         this.pollBackoff = settings.getPollingInterval();
         this.budget = new LoadBudget(settings.getTenantLoadBudget(), settings.getTenantLoadMemoryThreshold());
-        this.loads = throttle(settings.getMaxConcurrentEventLoadsPerDatabase());
-        this.writes = throttle(settings.getMaxConcurrentBatchWritesPerDatabase());
-        this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !shards.isEmpty()
-                ? new ShardOwnership(this, List.copyOf(shards.values())) : null;
+        this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !appliers.isEmpty()
+                ? new ShardOwnership(this) : null;
+        if (!store.partitionedByTenant()) {
+            register(agentsFor(new LogPartition(null, store.databases().main())));
+        }
+    }
+
+    /** One agent per projection for {@code partition}. */
+    private List<ShardAgent> agentsFor(LogPartition partition) {
+        List<ShardAgent> agents = new ArrayList<>(appliers.size());
+        for (ProjectionApplier applier : appliers) {
+            agents.add(new ShardAgent(partition.shardName(shardName(applier.name(), applier.version())), applier,
+                    this, partition));
+        }
+        return agents;
+    }
+
+    /** Adds agents; under HotCold they compete for their locks, else they start when the daemon runs. */
+    private synchronized void register(List<ShardAgent> agents) {
+        Map<String, ShardAgent> next = new LinkedHashMap<>(shards);
+        agents.forEach(agent -> next.put(agent.name(), agent));
+        shards = java.util.Collections.unmodifiableMap(next);
+        if (ownership != null) {
+            ownership.add(agents);
+        } else if (running) {
+            agents.forEach(ShardAgent::start);
+        }
     }
 
     /** The database session holding this node's HotCold locks, or -1. */
@@ -117,22 +155,22 @@ public final class AsyncDaemon implements ProjectionDaemon {
         return executors.workers();
     }
 
-    private static java.util.concurrent.Semaphore throttle(int permits) {
-        return permits > 0 ? new java.util.concurrent.Semaphore(permits, true) : null;
+    private static java.util.Optional<Semaphore> throttle(int permits) {
+        return permits > 0 ? java.util.Optional.of(new Semaphore(permits, true)) : java.util.Optional.empty();
     }
 
     LoadBudget budget() {
         return budget;
     }
 
-    /** Bounds concurrent page loads (null: unbounded). */
-    java.util.concurrent.Semaphore loadThrottle() {
-        return loads;
+    /** Bounds concurrent page loads from {@code database} (null: unbounded). */
+    Semaphore loadThrottle(TenantDatabases.Database database) {
+        return loads.get(database.name());
     }
 
-    /** Bounds concurrent page writes (null: unbounded). */
-    java.util.concurrent.Semaphore writeThrottle() {
-        return writes;
+    /** Bounds concurrent page writes to {@code database} (null: unbounded). */
+    Semaphore writeThrottle(TenantDatabases.Database database) {
+        return writes.get(database.name());
     }
 
     TransientRetry.Factory retries() {
@@ -151,13 +189,16 @@ public final class AsyncDaemon implements ProjectionDaemon {
         return listeners;
     }
 
-    long mark() {
-        return detector.mark();
+    /** The mark {@code partition} is working towards: the store's, or its tenant's. */
+    long markOf(LogPartition partition) {
+        return partition.perTenant() ? tenantMarks.get(partition.database().name()).markOf(partition.tenantId())
+                : detector.mark();
     }
 
-    /** Whether the detector has read the log at least once since the daemon started. */
-    boolean markKnown() {
-        return detector.status().healthy();
+    /** Whether the mark of {@code partition} has been read at least once since the daemon started. */
+    boolean markKnown(LogPartition partition) {
+        return partition.perTenant() ? tenantMarks.get(partition.database().name()).known()
+                : detector.status().healthy();
     }
 
     /** Starts polling and every shard. */
@@ -165,10 +206,12 @@ public final class AsyncDaemon implements ProjectionDaemon {
         if (running) {
             return;
         }
-        try {
-            detector.loadPersistedMark();
-        } catch (SQLException e) {
-            LOG.warn("Could not read the persisted high water mark; starting from the log", e);
+        if (!store.partitionedByTenant()) {
+            try {
+                detector.loadPersistedMark();
+            } catch (SQLException e) {
+                LOG.warn("Could not read the persisted high water mark; starting from the log", e);
+            }
         }
         running = true;
         if (ownership != null) {
@@ -177,7 +220,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
             shards.values().forEach(ShardAgent::start);
         }
         schedulePoll(Duration.ZERO);
-        LOG.info("Async daemon started in {} mode with {} shards", settings.getMode(), shards.size());
+        LOG.info("Async daemon started in {} mode with {}", settings.getMode(), store.partitionedByTenant()
+                ? appliers.size() + " projections per tenant" : shards.size() + " shards");
     }
 
     private synchronized void schedulePoll(Duration delay) {
@@ -190,10 +234,9 @@ public final class AsyncDaemon implements ProjectionDaemon {
     private void poll() {
         Duration next;
         try {
-            boolean moved = detector.detect();
+            boolean moved = detect();
             pollBackoff = settings.getPollingInterval();
             if (moved) {
-                shards.values().forEach(ShardAgent::wake);
                 board.changed();
             }
             // right after a move more events are likely on their way
@@ -217,12 +260,50 @@ public final class AsyncDaemon implements ProjectionDaemon {
         return detector.status().highestSeen();
     }
 
+    /**
+     * One detection, on the scheduler thread: the store's mark, or with tenant-partitioned events every database's
+     * tenant marks, registering agents for tenants seen for the first time. Wakes the agents whose mark moved and
+     * returns whether any did.
+     */
+    private boolean detect() throws SQLException {
+        if (!store.partitionedByTenant()) {
+            boolean moved = detector.detect();
+            if (moved) {
+                shards.values().forEach(ShardAgent::wake);
+            }
+            return moved;
+        }
+        boolean moved = false;
+        for (TenantDatabases.Database database : store.databases().all()) {
+            Map<String, Long> tenants = tenantMarks.get(database.name()).refresh();
+            for (String tenant : tenants.keySet()) {
+                moved = true;
+                if (!store.databases().holds(database, tenant)) {
+                    LOG.warn("Tenant {} has events in database {} but is mapped to database {}; its shards run"
+                            + " where it is mapped", tenant, database.name(), store.databases().of(tenant).name());
+                    continue;
+                }
+                List<ShardAgent> agents = agentsFor(new LogPartition(tenant, database));
+                if (!shards.containsKey(agents.get(0).name())) {
+                    register(agents);
+                    LOG.info("Tenant {} in database {}: {} shards", tenant, database.name(), agents.size());
+                }
+                for (ShardAgent agent : agents) {
+                    ShardAgent registered = shards.get(agent.name());
+                    if (registered != null) {
+                        registered.wake();
+                    }
+                }
+            }
+        }
+        return moved;
+    }
+
     /** Runs a detection now, on the scheduler thread, and returns the mark. */
     long refreshMark(Duration timeout) {
         try {
             executors.scheduler().submit(() -> {
-                detector.detect();
-                shards.values().forEach(ShardAgent::wake);
+                detect();
                 return null;
             }).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
@@ -284,9 +365,29 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     @Override
     public DaemonStatus status() {
-        List<ShardStatus> statuses = new ArrayList<>(shards.size());
-        shards.values().forEach(agent -> statuses.add(agent.status()));
-        return new DaemonStatus(settings.getMode(), running, detector.status(), statuses);
+        Map<String, ShardAgent> current = shards;
+        List<ShardStatus> statuses = new ArrayList<>(current.size());
+        current.values().forEach(agent -> statuses.add(agent.status()));
+        return new DaemonStatus(settings.getMode(), running, markStatus(), statuses);
+    }
+
+    /**
+     * With tenant-partitioned events there is no store-wide mark: the status sums the tenants' marks (the number
+     * of committed events), each shard's status carrying its own tenant's mark.
+     */
+    private dev.ferret.daemon.HighWaterMarkStatus markStatus() {
+        if (!store.partitionedByTenant()) {
+            return detector.status();
+        }
+        long total = 0;
+        boolean known = true;
+        for (TenantMarks marks : tenantMarks.values()) {
+            known &= marks.known();
+            for (long mark : marks.marks().values()) {
+                total += mark;
+            }
+        }
+        return new dev.ferret.daemon.HighWaterMarkStatus(total, total, known, null, Duration.ZERO, List.of());
     }
 
     /** Waits for the shards {@code feeds} selects to reach the mark as it stands now. */
@@ -296,29 +397,33 @@ public final class AsyncDaemon implements ProjectionDaemon {
                     + settings.getMode() + "); there is nothing to wait for");
         }
         long started = System.nanoTime();
-        long target = refreshHighest(timeout);
-        List<ShardAgent> watched = shards.values().stream().filter(a -> feeds.test(a.applier())).toList();
+        long highest = refreshHighest(timeout);
+        // each shard's own target: the store's highest committed sequence, or its tenant's mark as just read
+        Map<ShardAgent, Long> targets = new LinkedHashMap<>();
+        shards.values().stream().filter(a -> feeds.test(a.applier()))
+                .forEach(a -> targets.put(a, a.partition().perTenant() ? markOf(a.partition()) : highest));
         Duration remaining = timeout.minusNanos(System.nanoTime() - started);
         boolean done;
         try {
-            done = board.await(() -> watched.stream().allMatch(a -> progressOf(a) >= target), remaining, () -> { });
+            done = board.await(() -> targets.entrySet().stream().allMatch(t -> progressOf(t.getKey()) >= t.getValue()),
+                    remaining, () -> { });
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for non-stale projection data", e);
         }
         if (!done) {
             Map<String, Long> lag = new LinkedHashMap<>();
-            StringBuilder message = new StringBuilder("projections did not reach the high water mark ")
-                    .append(target).append(" within ").append(timeout).append(':');
-            for (ShardAgent agent : watched) {
+            StringBuilder message = new StringBuilder("projections did not reach the high water mark within ")
+                    .append(timeout).append(':');
+            targets.forEach((agent, target) -> {
                 long at = Math.max(0, progressOf(agent));
                 if (at < target) {
                     long behind = target - at;
                     lag.put(agent.name(), behind);
-                    message.append(' ').append(agent.name()).append(" at ").append(at)
+                    message.append(' ').append(agent.name()).append(" at ").append(at).append(" of ").append(target)
                             .append(" (").append(behind).append(" behind, ").append(agent.state()).append(')');
                 }
-            }
+            });
             throw new NonStaleTimeoutException(message.toString(), lag);
         }
     }
@@ -328,7 +433,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         if (ownership == null || agent.state() != ShardState.STOPPED) {
             return agent.floor();
         }
-        try (java.sql.Connection c = store.dataSource().getConnection();
+        try (java.sql.Connection c = agent.partition().database().dataSource().getConnection();
              PreparedStatement ps = c.prepareStatement(sql.selectProgression())) {
             ps.setString(1, agent.name());
             try (java.sql.ResultSet rs = ps.executeQuery()) {
@@ -341,20 +446,55 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     @Override
     public void rebuild(String projectionName, Duration timeout, Consumer<RebuildProgress> progress) {
-        ShardAgent agent = agentFor(projectionName);
+        List<ShardAgent> agents = agentsNamed(projectionName);
+        if (agents.isEmpty()) {
+            // partitioned by tenant, and no tenant has appended yet: nothing to replay
+            return;
+        }
+        rebuild(agents, agents.size() == 1 ? agents.get(0).name() : projectionName, timeout, progress);
+    }
+
+    @Override
+    public void rebuild(String projectionName, String tenantId, Duration timeout,
+                        Consumer<RebuildProgress> progress) {
+        if (!store.partitionedByTenant()) {
+            throw new IllegalArgumentException("rebuilding '" + projectionName + "' for tenant '" + tenantId
+                    + "' alone needs tenant-partitioned events (events().partitionByTenant(true))");
+        }
+        refreshMark(timeout);
+        List<ShardAgent> agents = agentsNamed(projectionName).stream()
+                .filter(a -> tenantId.equals(a.partition().tenantId())).toList();
+        if (agents.isEmpty()) {
+            throw new IllegalArgumentException("no shard of projection '" + projectionName + "' for tenant '"
+                    + tenantId + "': the projection is unknown or the tenant has no events; known shards: "
+                    + shards.keySet());
+        }
+        rebuild(agents, agents.get(0).name(), timeout, progress);
+    }
+
+    /**
+     * Stops the agents, deletes their documents and progression, replays each up to its mark as it stands after the
+     * teardown, and returns when all caught up; continuous processing then resumes.
+     */
+    private void rebuild(List<ShardAgent> agents, String label, Duration timeout, Consumer<RebuildProgress> progress) {
         long started = System.nanoTime();
-        agent.stop(settings.getStopAndDrainTimeout());
-        teardown(agent);
-        agent.resetForRebuild(true);
-        long target = refreshMark(timeout);
-        LOG.info("Rebuilding {} over {} sequence positions", agent.name(), target);
-        agent.start();
+        long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout());
+        agents.forEach(ShardAgent::requestStop);
+        agents.forEach(agent -> agent.awaitStop(deadline));
+        agents.forEach(this::teardown);
+        agents.forEach(agent -> agent.resetForRebuild(true));
+        long highest = refreshMark(timeout);
+        Map<ShardAgent, Long> targets = new LinkedHashMap<>();
+        agents.forEach(agent -> targets.put(agent, agent.partition().perTenant() ? markOf(agent.partition()) : highest));
+        long total = targets.values().stream().mapToLong(Long::longValue).sum();
+        LOG.info("Rebuilding {} over {} sequence positions in {} shards", label, total, agents.size());
+        agents.forEach(ShardAgent::start);
         long[] lastReport = {System.nanoTime()};
         Runnable report = () -> {
             long now = System.nanoTime();
             if (now - lastReport[0] >= TimeUnit.SECONDS.toNanos(1)) {
                 lastReport[0] = now;
-                RebuildProgress p = progressOf(agent, target, started);
+                RebuildProgress p = progressOf(label, targets, started);
                 progress.accept(p);
                 LOG.info("Rebuild of {}: {} of {} ({} events/s)", p.shardName(), p.eventsDone(), p.eventsTotal(),
                         Math.round(p.eventsPerSecond()));
@@ -362,40 +502,63 @@ public final class AsyncDaemon implements ProjectionDaemon {
         };
         boolean done;
         try {
-            done = board.await(() -> agent.floor() >= target || agent.state() == ShardState.PAUSED,
+            done = board.await(() -> targets.entrySet().stream().allMatch(t -> t.getKey().floor() >= t.getValue()
+                            || t.getKey().state() == ShardState.PAUSED),
                     timeout.minusNanos(System.nanoTime() - started), report);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while rebuilding " + agent.name(), e);
+            throw new IllegalStateException("interrupted while rebuilding " + label, e);
         }
-        if (agent.state() == ShardState.PAUSED) {
-            throw new dev.ferret.FerretException("rebuild of " + agent.name() + " paused at " + agent.floor()
-                    + ": " + agent.status().error(), agent.status().error());
+        for (ShardAgent agent : agents) {
+            if (agent.state() == ShardState.PAUSED) {
+                throw new dev.ferret.FerretException("rebuild of " + agent.name() + " paused at " + agent.floor()
+                        + ": " + agent.status().error(), agent.status().error());
+            }
         }
         if (!done) {
-            throw new NonStaleTimeoutException("rebuild of " + agent.name() + " reached " + Math.max(0, agent.floor())
-                    + " of " + target + " within " + timeout + "; it goes on in the background",
-                    Map.of(agent.name(), target - Math.max(0, agent.floor())));
+            Map<String, Long> lag = new LinkedHashMap<>();
+            targets.forEach((agent, target) -> {
+                if (agent.floor() < target) {
+                    lag.put(agent.name(), target - Math.max(0, agent.floor()));
+                }
+            });
+            RebuildProgress p = progressOf(label, targets, started);
+            throw new NonStaleTimeoutException("rebuild of " + label + " reached " + p.eventsDone() + " of "
+                    + p.eventsTotal() + " within " + timeout + "; it goes on in the background", lag);
         }
-        agent.resetForRebuild(false);
-        progress.accept(progressOf(agent, target, started));
-        LOG.info("Rebuild of {} finished: {} positions in {} ms", agent.name(), target,
+        agents.forEach(agent -> agent.resetForRebuild(false));
+        progress.accept(progressOf(label, targets, started));
+        LOG.info("Rebuild of {} finished: {} positions in {} ms", label, total,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
-        agent.wake();
+        agents.forEach(ShardAgent::wake);
     }
 
-    private static RebuildProgress progressOf(ShardAgent agent, long target, long startedNanos) {
+    private static RebuildProgress progressOf(String label, Map<ShardAgent, Long> targets, long startedNanos) {
         double seconds = Math.max(1e-3, (System.nanoTime() - startedNanos) / 1e9);
-        long done = Math.min(target, Math.max(0, agent.floor()));
-        return new RebuildProgress(agent.name(), done, target, done / seconds);
+        long done = 0;
+        long total = 0;
+        for (Map.Entry<ShardAgent, Long> target : targets.entrySet()) {
+            done += Math.min(target.getValue(), Math.max(0, target.getKey().floor()));
+            total += target.getValue();
+        }
+        return new RebuildProgress(label, done, total, done / seconds);
     }
 
+    /** Deletes what the shard wrote (only its tenant's documents for a tenant's shard) and its progression. */
     private void teardown(ShardAgent agent) {
+        LogPartition partition = agent.partition();
         try {
-            store.transactions().inTransaction(store.dataSource(), c -> {
-                try (Statement s = c.createStatement()) {
-                    for (var mapping : agent.applier().documentMappings(store)) {
-                        s.executeUpdate(mapping.sql().deleteAll());
+            store.transactions().inTransaction(partition.database().dataSource(), c -> {
+                for (var mapping : agent.applier().documentMappings(store)) {
+                    if (partition.perTenant()) {
+                        try (PreparedStatement ps = c.prepareStatement(mapping.sql().deleteTenant())) {
+                            ps.setString(1, partition.tenantId());
+                            ps.executeUpdate();
+                        }
+                    } else {
+                        try (Statement s = c.createStatement()) {
+                            s.executeUpdate(mapping.sql().deleteAll());
+                        }
                     }
                 }
                 try (PreparedStatement ps = c.prepareStatement(sql.deleteProgression())) {
@@ -422,10 +585,29 @@ public final class AsyncDaemon implements ProjectionDaemon {
     private ShardAgent agentFor(String name) {
         ShardAgent agent = shards.get(name);
         if (agent == null) {
-            agent = shards.values().stream().filter(a -> a.applier().name().equals(name)).findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException("no async projection or shard named '" + name
-                            + "'; known shards: " + shards.keySet()));
+            List<ShardAgent> named = agentsNamed(name);
+            if (named.size() != 1) {
+                throw new IllegalArgumentException("no async shard named '" + name + "'" + (named.isEmpty() ? ""
+                        : " (projection '" + name + "' has one shard per tenant)") + "; known shards: "
+                        + shards.keySet());
+            }
+            agent = named.get(0);
         }
         return agent;
+    }
+
+    /** The shard named {@code name}, or every shard of the projection named {@code name}. */
+    private List<ShardAgent> agentsNamed(String name) {
+        Map<String, ShardAgent> current = shards;
+        ShardAgent exact = current.get(name);
+        if (exact != null) {
+            return List.of(exact);
+        }
+        List<ShardAgent> agents = current.values().stream().filter(a -> a.applier().name().equals(name)).toList();
+        if (agents.isEmpty() && appliers.stream().noneMatch(a -> a.name().equals(name))) {
+            throw new IllegalArgumentException("no async projection or shard named '" + name + "'; known shards: "
+                    + current.keySet());
+        }
+        return agents;
     }
 }

@@ -1,59 +1,75 @@
 package dev.ferret.runtime.daemon;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryNotificationInfo;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
-import javax.management.NotificationEmitter;
-import javax.management.NotificationListener;
 
 /**
  * The shared budget of events a node's agents may have loaded but not yet committed. An agent reserves room for a
  * page before loading, trims the reservation to what the page held, and releases it when the page committed or
  * failed. While there is room and nobody waits, reservations go straight through; otherwise agents queue in one FIFO
  * line and are let in a page at a time, so none starves behind a bigger neighbour. A reservation is always granted
- * when nothing at all is in flight: a budget set too low makes a node slow, never stuck. Under memory pressure (used
- * heap after GC past the threshold, signalled by the JVM's collection-usage notifications) nothing new is granted
- * until the work in flight has drained.
+ * when nothing at all is in flight: a budget set too low makes a node slow, never stuck (a page bigger than the whole
+ * budget counts as the whole budget). Under memory pressure, told by a {@link MemorySignal} (by default the JVM's
+ * collection-usage notifications: used heap after GC past the threshold), nothing new is granted until the work in
+ * flight has drained or the signal, re-asked only while pressure is on, says the heap has recovered.
  *
- * <p>One lock guards the counters and the line; a capacity of 0 makes the budget inert (no lock is ever taken).
+ * <p>One lock guards the counters and the line; a capacity of 0 makes the budget inert (no lock, no allocation).
+ * {@link #peakInFlight()}, {@link #grants()} and {@link Reservation#turnsWaited()} are kept under that same lock, for
+ * status and for tests of the bound and of fairness.
  */
 final class LoadBudget {
 
     /** Room granted to one page. */
     static final class Reservation {
         private long events;
+        private final long turnsWaited;
 
-        Reservation(long events) {
+        private Reservation(long events, long turnsWaited) {
             this.events = events;
+            this.turnsWaited = turnsWaited;
         }
 
         long events() {
             return events;
         }
+
+        /** Grants to others between joining the line and this grant: FIFO keeps it below the number of agents. */
+        long turnsWaited() {
+            return turnsWaited;
+        }
     }
 
-    private static final Reservation UNBOUNDED = new Reservation(0);
+    private static final Reservation UNBOUNDED = new Reservation(0, 0);
     private static final long RECHECK_MILLIS = 100;
 
     private final long capacity;
+    private final MemorySignal memory;
     private final ReentrantLock lock = new ReentrantLock();
     private final Deque<Condition> line = new ArrayDeque<>();
+    /** Pressure signals since the heap was last seen recovered; 0 when there is no pressure. */
+    private final AtomicLong pressure = new AtomicLong();
     private long inFlight;
-    private volatile boolean memoryPressure;
-    private final MemorySignal memory;
+    private long peakInFlight;
+    private long grants;
 
+    /** The JVM's memory signal, when {@code memoryThreshold} is a fraction in (0, 1) and the budget is bounded. */
     LoadBudget(long capacity, double memoryThreshold) {
-        this.capacity = capacity;
-        this.memory = capacity > 0 && memoryThreshold > 0 && memoryThreshold < 1
-                ? new MemorySignal(memoryThreshold) : null;
+        this(capacity, capacity > 0 && memoryThreshold > 0 && memoryThreshold < 1
+                ? MemorySignal.jvm(memoryThreshold) : MemorySignal.NONE);
+    }
+
+    /** Listens to {@code memory} only when bounded; {@link #close()} closes it. */
+    LoadBudget(long capacity, MemorySignal memory) {
+        this.capacity = Math.max(0, capacity);
+        this.memory = memory;
+        if (this.capacity > 0) {
+            memory.listen(pressure::incrementAndGet);
+        }
     }
 
     boolean isBounded() {
@@ -62,35 +78,75 @@ final class LoadBudget {
 
     /**
      * Waits for room for {@code events}, in line; gives up and returns null when {@code cancelled} turns true
-     * (checked at least every 100 ms).
+     * (checked at least every 100 ms). A waiter that gives up or is interrupted leaves the line as if it had never
+     * joined.
      */
     Reservation reserve(long events, BooleanSupplier cancelled) throws InterruptedException {
-        if (capacity <= 0) {
+        if (capacity == 0) {
             return UNBOUNDED;
         }
-        long wanted = Math.min(events, capacity);
+        long wanted = Math.max(0, Math.min(events, capacity));
         lock.lock();
         try {
             if (line.isEmpty() && admits(wanted)) {
-                inFlight += wanted;
-                return new Reservation(wanted);
+                return grant(wanted, grants);
             }
-            Condition turn = lock.newCondition();
-            line.addLast(turn);
-            try {
-                while (line.peekFirst() != turn || !admits(wanted)) {
-                    if (cancelled.getAsBoolean()) {
-                        return null;
-                    }
-                    turn.await(RECHECK_MILLIS, TimeUnit.MILLISECONDS);
-                    if (memoryPressure && memory != null) {
-                        memoryPressure = memory.stillAbove();
-                    }
+            return waitInLine(wanted, cancelled);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Reservation waitInLine(long wanted, BooleanSupplier cancelled) throws InterruptedException {
+        Condition turn = lock.newCondition();
+        long joinedAt = grants;
+        line.addLast(turn);
+        try {
+            while (line.peekFirst() != turn || !admits(wanted)) {
+                if (cancelled.getAsBoolean()) {
+                    return null;
                 }
-                inFlight += wanted;
-                return new Reservation(wanted);
-            } finally {
-                line.remove(turn);
+                // timed: the heap may recover, or the shard stop, with nobody to signal
+                turn.await(RECHECK_MILLIS, TimeUnit.MILLISECONDS);
+            }
+            return grant(wanted, joinedAt);
+        } finally {
+            // granted, gave up or interrupted: whoever is next may fit in what is left
+            line.remove(turn);
+            signalHead();
+        }
+    }
+
+    private boolean admits(long wanted) {
+        return inFlight == 0 || inFlight + wanted <= capacity && !underPressure();
+    }
+
+    /** Asks the signal again only while pressure is on; a signal landing during the question keeps it on. */
+    private boolean underPressure() {
+        long seen = pressure.get();
+        if (seen == 0) {
+            return false;
+        }
+        return memory.stillAbove() || !pressure.compareAndSet(seen, 0);
+    }
+
+    private Reservation grant(long wanted, long joinedAt) {
+        inFlight += wanted;
+        peakInFlight = Math.max(peakInFlight, inFlight);
+        return new Reservation(wanted, grants++ - joinedAt);
+    }
+
+    /** Gives back what the page did not need. */
+    void trim(Reservation reservation, long actual) {
+        if (reservation == null || reservation == UNBOUNDED) {
+            return;
+        }
+        long kept = Math.max(0, actual);
+        lock.lock();
+        try {
+            if (kept < reservation.events) {
+                inFlight -= reservation.events - kept;
+                reservation.events = kept;
                 signalHead();
             }
         } finally {
@@ -98,29 +154,7 @@ final class LoadBudget {
         }
     }
 
-    private boolean admits(long wanted) {
-        if (inFlight == 0) {
-            return true;
-        }
-        return !memoryPressure && inFlight + wanted <= capacity;
-    }
-
-    /** Gives back what the page did not need. */
-    void trim(Reservation reservation, long actual) {
-        if (reservation == null || reservation == UNBOUNDED || actual >= reservation.events) {
-            return;
-        }
-        lock.lock();
-        try {
-            inFlight -= reservation.events - actual;
-            reservation.events = actual;
-            signalHead();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** The page committed or failed: its room is free. */
+    /** The page committed or failed: its room is free. Releasing twice frees it once. */
     void release(Reservation reservation) {
         if (reservation == null || reservation == UNBOUNDED) {
             return;
@@ -129,9 +163,6 @@ final class LoadBudget {
         try {
             inFlight -= reservation.events;
             reservation.events = 0;
-            if (memoryPressure && memory != null) {
-                memoryPressure = memory.stillAbove();
-            }
             signalHead();
         } finally {
             lock.unlock();
@@ -154,6 +185,26 @@ final class LoadBudget {
         }
     }
 
+    /** The most events ever in flight at once; never above the capacity. */
+    long peakInFlight() {
+        lock.lock();
+        try {
+            return peakInFlight;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Reservations granted so far (an unbounded budget counts none). */
+    long grants() {
+        lock.lock();
+        try {
+            return grants;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     int waiting() {
         lock.lock();
         try {
@@ -163,61 +214,7 @@ final class LoadBudget {
         }
     }
 
-    /** For tests and for the memory signal: no new room until what is in flight drains. */
-    void memoryPressure(boolean pressure) {
-        this.memoryPressure = pressure;
-        if (!pressure) {
-            lock.lock();
-            try {
-                signalHead();
-            } finally {
-                lock.unlock();
-            }
-        }
-    }
-
     void close() {
-        if (memory != null) {
-            memory.close();
-        }
-    }
-
-    /** Heap pools' collection-usage thresholds: the JVM tells us after a GC that left too much in use. */
-    private final class MemorySignal {
-        private final List<MemoryPoolMXBean> pools;
-        private final NotificationListener listener = (notification, handback) -> {
-            if (MemoryNotificationInfo.MEMORY_COLLECTION_THRESHOLD_EXCEEDED.equals(notification.getType())) {
-                memoryPressure = true;
-            }
-        };
-
-        MemorySignal(double threshold) {
-            this.pools = ManagementFactory.getMemoryPoolMXBeans().stream()
-                    .filter(pool -> pool.getType() == MemoryType.HEAP && pool.isCollectionUsageThresholdSupported()
-                            && pool.getUsage().getMax() > 0)
-                    .toList();
-            for (MemoryPoolMXBean pool : pools) {
-                pool.setCollectionUsageThreshold((long) (pool.getUsage().getMax() * threshold));
-            }
-            ((NotificationEmitter) ManagementFactory.getMemoryMXBean()).addNotificationListener(listener, null, null);
-        }
-
-        /** Checked only while under pressure: whether any pool is still past its threshold after its last GC. */
-        boolean stillAbove() {
-            for (MemoryPoolMXBean pool : pools) {
-                if (pool.isCollectionUsageThresholdExceeded()) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        void close() {
-            try {
-                ((NotificationEmitter) ManagementFactory.getMemoryMXBean()).removeNotificationListener(listener);
-            } catch (Exception ignored) {
-                // already gone
-            }
-        }
+        memory.close();
     }
 }

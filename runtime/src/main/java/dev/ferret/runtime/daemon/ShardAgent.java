@@ -46,6 +46,8 @@ final class ShardAgent {
     private final String name;
     private final ProjectionApplier applier;
     private final AsyncDaemon daemon;
+    private final LogPartition partition;
+    private final javax.sql.DataSource dataSource;
     private final FerretDocumentStore store;
     private final DaemonSql sql;
     private final TransientRetry retry;
@@ -63,10 +65,12 @@ final class ShardAgent {
     /** Set once the page in flight has committed, until the next page starts. */
     private volatile boolean pageCommitted;
 
-    ShardAgent(String name, ProjectionApplier applier, AsyncDaemon daemon) {
+    ShardAgent(String name, ProjectionApplier applier, AsyncDaemon daemon, LogPartition partition) {
         this.name = name;
         this.applier = applier;
         this.daemon = daemon;
+        this.partition = partition;
+        this.dataSource = partition.database().dataSource();
         this.store = daemon.store();
         this.sql = store.dialect().daemonSql(store.names());
         var settings = daemon.settings();
@@ -82,6 +86,15 @@ final class ShardAgent {
         return applier;
     }
 
+    LogPartition partition() {
+        return partition;
+    }
+
+    /** The mark this shard works towards: the store's, or its tenant's. */
+    private long mark() {
+        return daemon.markOf(partition);
+    }
+
     long floor() {
         return floor;
     }
@@ -91,7 +104,7 @@ final class ShardAgent {
     }
 
     ShardStatus status() {
-        return new ShardStatus(name, state, Math.max(0, floor), daemon.mark(), error);
+        return new ShardStatus(name, state, Math.max(0, floor), mark(), error);
     }
 
     /** Starts (or restarts) from the persisted progression. */
@@ -202,7 +215,7 @@ final class ShardAgent {
     private void run() {
         try {
             if (floor < 0 && applier.startsFromPresent()) {
-                if (!daemon.markKnown()) {
+                if (!daemon.markKnown(partition)) {
                     // the mark of "present" is not read yet; try again after the detector's first read
                     daemon.scheduler().schedule(this::wake, daemon.settings().getPollingInterval().toMillis(),
                             TimeUnit.MILLISECONDS);
@@ -222,7 +235,7 @@ final class ShardAgent {
                 }
                 floor = persisted;
             }
-            while (!stopRequested && floor < daemon.mark()) {
+            while (!stopRequested && floor < mark()) {
                 retry.call(this::processPage);
             }
             if (state == ShardState.RETRYING) {
@@ -260,7 +273,7 @@ final class ShardAgent {
         } finally {
             scheduled.set(false);
             daemon.board().changed();
-            if (!stopRequested && state != ShardState.RETRYING && floor >= 0 && floor < daemon.mark()) {
+            if (!stopRequested && state != ShardState.RETRYING && floor >= 0 && floor < mark()) {
                 wake();
             }
         }
@@ -296,8 +309,8 @@ final class ShardAgent {
 
     /** Moves the progression row up to the current mark, ignoring history, and starts there. */
     private long startFromPresent() throws SQLException {
-        long present = daemon.mark();
-        try (Connection c = store.dataSource().getConnection();
+        long present = mark();
+        try (Connection c = dataSource.getConnection();
              PreparedStatement ps = c.prepareStatement(sql.raiseMark())) {
             ps.setString(1, name);
             ps.setLong(2, present);
@@ -309,7 +322,7 @@ final class ShardAgent {
     }
 
     private long readProgression() throws SQLException {
-        try (Connection c = store.dataSource().getConnection();
+        try (Connection c = dataSource.getConnection();
              PreparedStatement ps = c.prepareStatement(sql.selectProgression())) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
@@ -331,12 +344,13 @@ final class ShardAgent {
         LoadedPage page;
         try {
             // a warm-up page never crosses the prior version's mark: side effects start exactly after it
-            page = throttled(daemon.loadThrottle(),
-                    () -> load(floor, warmingUp ? Math.min(daemon.mark(), warmUpUntil) : daemon.mark()));
+            long mark = mark();
+            page = throttled(daemon.loadThrottle(partition.database()),
+                    () -> load(floor, warmingUp ? Math.min(mark, warmUpUntil) : mark));
             daemon.budget().trim(room, page.events().size());
             writtenBatch = null;
             LoadedPage loaded = page;
-            changeSets = throttled(daemon.writeThrottle(), () -> write(loaded, silent));
+            changeSets = throttled(daemon.writeThrottle(partition.database()), () -> write(loaded, silent));
         } finally {
             daemon.budget().release(room);
         }
@@ -369,16 +383,22 @@ final class ShardAgent {
         List<DeadLetter> unreadable = new ArrayList<>();
         long lastRow = from;
         int rows = 0;
-        try (Connection c = store.dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement(sql.loadPage())) {
+        // a tenant's page is read in its own sequence, which rides in a ninth column; the store's in seq_id
+        int position = partition.perTenant() ? 9 : 1;
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement(partition.perTenant() ? sql.loadTenantPage() : sql.loadPage())) {
             pageConnection = c;
-            ps.setLong(1, from);
-            ps.setLong(2, to);
-            ps.setInt(3, batchSize);
+            int i = 1;
+            if (partition.perTenant()) {
+                ps.setString(i++, partition.tenantId());
+            }
+            ps.setLong(i++, from);
+            ps.setLong(i++, to);
+            ps.setInt(i, batchSize);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     rows++;
-                    lastRow = rs.getLong(1);
+                    lastRow = rs.getLong(position);
                     String alias = rs.getString(5);
                     if (!applier.wants(alias)) {
                         continue;
@@ -405,7 +425,7 @@ final class ShardAgent {
     private List<ChangeSet> write(LoadedPage page, boolean silent) throws SQLException {
         boolean skip = daemon.settings().isSkipApplyErrors();
         OffsetDateTime now = OffsetDateTime.now(store.clock());
-        return store.transactions().inTransaction(store.dataSource(), c -> {
+        return store.transactions().inTransaction(dataSource, c -> {
             // built inside: a transaction runner that re-runs the work must not collect them twice
             List<DeadLetter> deadLetters = new ArrayList<>();
             for (DeadLetter unreadable : page.unreadable()) {
@@ -545,10 +565,10 @@ final class ShardAgent {
     /** The highest progression any prior version of this projection persisted. */
     private long priorVersionsMark() throws SQLException {
         long highest = 0;
-        try (Connection c = store.dataSource().getConnection();
+        try (Connection c = dataSource.getConnection();
              PreparedStatement ps = c.prepareStatement(sql.selectProgression())) {
             for (int version = 1; version < applier.version(); version++) {
-                ps.setString(1, AsyncDaemon.shardName(applier.name(), version));
+                ps.setString(1, partition.shardName(AsyncDaemon.shardName(applier.name(), version)));
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
                         highest = Math.max(highest, rs.getLong(1));

@@ -47,20 +47,36 @@ final class ShardOwnership {
     private final String nodeRow = "Node:" + UUID.randomUUID();
     private final Map<String, ShardAgent> lockNames = new LinkedHashMap<>();
     private final Map<String, ShardAgent> held = new LinkedHashMap<>();
+    /** Advisory lock key to lock name, so a collision is refused when a shard is added. */
+    private final Map<Long, String> lockKeys = new java.util.HashMap<>();
 
     private ShardLockSession locks;
     private ScheduledFuture<?> acquiring;
     private ScheduledFuture<?> monitoring;
 
-    ShardOwnership(AsyncDaemon daemon, List<ShardAgent> agents) {
+    ShardOwnership(AsyncDaemon daemon) {
         this.daemon = daemon;
         this.store = daemon.store();
         this.settings = daemon.settings();
         this.sql = store.dialect().daemonSql(store.names());
+    }
+
+    /**
+     * Adds shards to compete for: before {@link #start()}, or on the scheduler thread (a tenant's shards appear when
+     * its first events do), which owns the lock map from then on.
+     */
+    void add(List<ShardAgent> agents) {
+        Map<String, ShardAgent> added = new LinkedHashMap<>();
         for (ShardAgent agent : agents) {
-            lockNames.put(Dialect.shardLockName(store.names(), agent.name()), agent);
+            String lockName = Dialect.shardLockName(store.names(), agent.name());
+            String other = lockKeys.putIfAbsent(AdvisoryLockKeys.keyOf(lockName), lockName);
+            if (other != null && !other.equals(lockName)) {
+                throw new dev.ferret.ConfigurationException("lock names '" + other + "' and '" + lockName
+                        + "' hash to the same advisory lock key; rename one of the shards");
+            }
+            added.put(lockName, agent);
         }
-        AdvisoryLockKeys.requireDistinct(lockNames.keySet());
+        lockNames.putAll(added);
     }
 
     void start() {

@@ -9,6 +9,9 @@ package dev.ferret.runtime.dialect;
  *                           highest sequence (the mark itself when the log has nothing above it)
  * @param listGaps           (mark, mark) -&gt; before, after for each hole above the mark, in order
  * @param loadPage           (floor, mark, limit) -&gt; event rows in sequence order
+ * @param tenantMarks        () -&gt; tenant_id, last_seq: each tenant's committed sequence, which is its high water
+ *                           mark (the numbers are drawn under a row lock inside the append, so they have no holes)
+ * @param loadTenantPage     (tenant_id, floor, mark, limit) -&gt; event rows and tenant_seq, in tenant_seq order
  * @param selectProgression  (name) -&gt; last_seq_id
  * @param advanceProgression (name, floor, new last_seq_id, last_updated): moves the row only if it is at
  *                           {@code floor} (or creates it when {@code floor} is 0); one row affected or none
@@ -18,7 +21,8 @@ package dev.ferret.runtime.dialect;
  * @param countLiveNodes     (heartbeat cut-off in epoch millis) -&gt; HotCold nodes whose heartbeat row (a
  *                           progression row {@code Node:<id>} holding its last beat) is newer
  */
-public record DaemonSql(String highWaterMark, String listGaps, String loadPage, String selectProgression,
+public record DaemonSql(String highWaterMark, String listGaps, String loadPage, String tenantMarks,
+                        String loadTenantPage, String selectProgression,
                         String advanceProgression, String raiseMark, String deleteProgression,
                         String insertDeadLetter, String countLiveNodes) {
 }

@@ -10,7 +10,8 @@ package dev.ferret.runtime.dialect;
  * @param selectAll    (tenant_id) -&gt; data; filters are appended as {@code AND} + {@link Dialect#propertyEquals(TableNames)}
  * @param countAll     (tenant_id) -&gt; count; filters appended the same way
  * @param deleteAll    () every document of every tenant, for a projection rebuild
+ * @param deleteTenant (tenant_id) every document of one tenant, for a one-tenant rebuild
  */
 public record DocumentSql(String upsert, String delete, String load, String loadMany, String selectAll,
-                          String countAll, String deleteAll) {
+                          String countAll, String deleteAll, String deleteTenant) {
 }

@@ -10,10 +10,14 @@ package dev.ferret.runtime.dialect;
  * @param advanceStream         (new version, timestamp, tenant_id, id, expected version): moves a stream only if it
  *                              is at the expected version; one row updated or none
  * @param selectStream          (tenant_id, id) -&gt; version, type, timestamp
- * @param insertEvent           (id, stream_id, version, type, data, timestamp, tenant_id)
+ * @param nextTenantSequence    (tenant_id, count, timestamp) -&gt; the tenant's new last number: draws {@code count}
+ *                              numbers of the tenant's event sequence, creating its row at the first append; the
+ *                              row stays locked until the append transaction ends, so a tenant's numbers are
+ *                              gap-free and commit in order
+ * @param insertEvent           (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq or null)
  * @param selectStreamEvents    (tenant_id, stream_id) -&gt; seq_id, id, stream_id, version, type, data, timestamp,
  *                              tenant_id in version order
  */
 public record EventSql(String insertStream, String upsertStream, String advanceStream, String selectStream,
-                       String insertEvent, String selectStreamEvents) {
+                       String nextTenantSequence, String insertEvent, String selectStreamEvents) {
 }

@@ -30,6 +30,11 @@ public final class PortableSql {
                 + " WHERE next_seq > seq_id + 1 ORDER BY seq_id";
     }
 
+    /** Tenants missing from the answer keep the mark they had (SQL Server skips a row an append holds). */
+    public static String tenantMarks(TableNames t) {
+        return "SELECT tenant_id, last_seq FROM " + t.tenantSequences();
+    }
+
     public static String selectProgression(TableNames t) {
         return "SELECT last_seq_id FROM " + t.progression() + " WHERE name = ?";
     }

@@ -29,6 +29,11 @@ public record TableNames(String schema, String prefix) {
         return qualified("dead_letters");
     }
 
+    /** One row per tenant: the last number of its event sequence, when events are partitioned by tenant. */
+    public String tenantSequences() {
+        return qualified("tenant_sequences");
+    }
+
     public String progression() {
         return qualified("event_progression");
     }

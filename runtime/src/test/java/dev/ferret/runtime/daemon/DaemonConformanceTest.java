@@ -115,7 +115,7 @@ class DaemonConformanceTest {
         assertThat(gate.entered.await(30, TimeUnit.SECONDS)).isTrue();
         assertThatThrownBy(() -> store.waitForNonStaleProjectionData(Duration.ofMillis(300)))
                 .isInstanceOf(NonStaleTimeoutException.class)
-                .hasMessageContaining("Gate:All at 0 (3 behind, RUNNING)")
+                .hasMessageContaining("Gate:All at 0 of 3 (3 behind, RUNNING)")
                 .satisfies(e -> assertThat(((NonStaleTimeoutException) e).lagByShard()).containsEntry("Gate:All", 3L));
         gate.release.countDown();
         store.waitForNonStaleProjectionData(WAIT);

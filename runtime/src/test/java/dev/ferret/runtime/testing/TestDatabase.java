@@ -25,6 +25,8 @@ public final class TestDatabase implements AutoCloseable {
     private final String url;
     private final String schema;
     private final HikariDataSource dataSource;
+    /** For a {@link #sibling}: drops the whole database it created, on the parent's connection. */
+    private Runnable dropDatabase = () -> { };
 
     private TestDatabase(DatabaseEngine engine, String url, String schema) {
         this.engine = engine;
@@ -69,6 +71,31 @@ public final class TestDatabase implements AutoCloseable {
 
     public DatabaseEngine engine() {
         return engine;
+    }
+
+    /**
+     * Another database on the same server with a schema of the same name: where tenants mapped to a second
+     * database live. Closing it drops the database.
+     */
+    public TestDatabase sibling(String label) {
+        String name = (schema + "_" + label).toLowerCase(Locale.ROOT);
+        return switch (engine) {
+            case H2 -> new TestDatabase(engine, "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", schema);
+            case POSTGRESQL -> {
+                execute("CREATE DATABASE " + name);
+                TestDatabase sibling = new TestDatabase(engine, url.replaceFirst("/[^/?;]+(\\?|$)", "/" + name + "$1"),
+                        schema);
+                sibling.dropDatabase = () -> execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+                yield sibling;
+            }
+            case SQL_SERVER -> {
+                execute("CREATE DATABASE " + name);
+                TestDatabase sibling = new TestDatabase(engine, url + ";databaseName=" + name, schema);
+                sibling.dropDatabase = () -> execute("ALTER DATABASE " + name
+                        + " SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE " + name);
+                yield sibling;
+            }
+        };
     }
 
     public String schema() {
@@ -155,6 +182,7 @@ public final class TestDatabase implements AutoCloseable {
         } finally {
             extraPools.forEach(HikariDataSource::close);
             dataSource.close();
+            dropDatabase.run();
         }
     }
 

@@ -72,7 +72,15 @@ public final class H2Dialect implements Dialect {
                         + "  data JSON NOT NULL,\n"
                         + "  timestamp TIMESTAMP WITH TIME ZONE NOT NULL,\n"
                         + "  tenant_id VARCHAR(100) NOT NULL,\n"
-                        + "  CONSTRAINT " + t.constraint("uq", "events_stream_version") + " UNIQUE (tenant_id, stream_id, version)\n"
+                        + "  tenant_seq BIGINT,\n"
+                        + "  CONSTRAINT " + t.constraint("uq", "events_stream_version") + " UNIQUE (tenant_id, stream_id, version),\n"
+                        + "  CONSTRAINT " + t.constraint("uq", "events_tenant_seq") + " UNIQUE (tenant_id, tenant_seq)\n"
+                        + ")"));
+        SchemaObject tenantSequences = new SchemaObject(t.local("tenant_sequences"), List.of(
+                "CREATE TABLE IF NOT EXISTS " + t.tenantSequences() + " (\n"
+                        + "  tenant_id VARCHAR(100) PRIMARY KEY,\n"
+                        + "  last_seq BIGINT NOT NULL,\n"
+                        + "  last_updated TIMESTAMP WITH TIME ZONE NOT NULL\n"
                         + ")"));
         SchemaObject streams = new SchemaObject(t.local("streams"), List.of(
                 "CREATE TABLE IF NOT EXISTS " + t.streams() + " (\n"
@@ -109,7 +117,7 @@ public final class H2Dialect implements Dialect {
                 "CREATE TABLE IF NOT EXISTS " + t.schema() + "." + t.local("shard_locks")
                         + " (\n  name VARCHAR(500) PRIMARY KEY\n)"));
         return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(), "", "",
-                List.of(events, streams, progression, deadLetters, shardLocks, jsonText));
+                List.of(events, streams, tenantSequences, progression, deadLetters, shardLocks, jsonText));
     }
 
     @Override
@@ -141,8 +149,15 @@ public final class H2Dialect implements Dialect {
                 "UPDATE " + t.streams() + " SET version = ?, timestamp = ?"
                         + " WHERE tenant_id = ? AND id = ? AND version = ?",
                 "SELECT version, type, timestamp FROM " + t.streams() + " WHERE tenant_id = ? AND id = ?",
-                "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id)"
-                        + " VALUES (?, ?, ?, ?, ? FORMAT JSON, ?, ?)",
+                "SELECT last_seq FROM FINAL TABLE (MERGE INTO " + t.tenantSequences() + " AS s"
+                        + " USING (VALUES (CAST(? AS VARCHAR(100)), CAST(? AS BIGINT),"
+                        + " CAST(? AS TIMESTAMP WITH TIME ZONE))) AS src (tenant_id, drawn, last_updated)"
+                        + " ON s.tenant_id = src.tenant_id"
+                        + " WHEN MATCHED THEN UPDATE SET last_seq = s.last_seq + src.drawn, last_updated = src.last_updated"
+                        + " WHEN NOT MATCHED THEN INSERT (tenant_id, last_seq, last_updated)"
+                        + " VALUES (src.tenant_id, src.drawn, src.last_updated))",
+                "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq)"
+                        + " VALUES (?, ?, ?, ?, ? FORMAT JSON, ?, ?, ?)",
                 "SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id FROM "
                         + t.events() + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version");
     }
@@ -164,7 +179,8 @@ public final class H2Dialect implements Dialect {
                 "SELECT CAST(data AS VARCHAR) FROM " + table + " WHERE tenant_id = ? AND id = ANY (?)",
                 "SELECT CAST(data AS VARCHAR) FROM " + table + " WHERE tenant_id = ?",
                 "SELECT COUNT(*) FROM " + table + " WHERE tenant_id = ?",
-                "DELETE FROM " + table);
+                "DELETE FROM " + table,
+                "DELETE FROM " + table + " WHERE tenant_id = ?");
     }
 
     @Override
@@ -174,6 +190,10 @@ public final class H2Dialect implements Dialect {
                 PortableSql.listGaps(t.events()),
                 "SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id FROM "
                         + t.events() + " WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id LIMIT ?",
+                PortableSql.tenantMarks(t),
+                "SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id, tenant_seq"
+                        + " FROM " + t.events()
+                        + " WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq LIMIT ?",
                 PortableSql.selectProgression(t),
                 "MERGE INTO " + t.progression() + " AS p"
                         + " USING (VALUES (CAST(? AS VARCHAR(250)), CAST(? AS BIGINT), CAST(? AS BIGINT),"

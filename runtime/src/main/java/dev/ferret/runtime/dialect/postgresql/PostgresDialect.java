@@ -46,7 +46,15 @@ public final class PostgresDialect implements Dialect {
                         + "  data jsonb NOT NULL,\n"
                         + "  timestamp timestamptz NOT NULL,\n"
                         + "  tenant_id varchar(100) NOT NULL,\n"
-                        + "  CONSTRAINT " + t.constraint("uq", "events_stream_version") + " UNIQUE (tenant_id, stream_id, version)\n"
+                        + "  tenant_seq bigint,\n"
+                        + "  CONSTRAINT " + t.constraint("uq", "events_stream_version") + " UNIQUE (tenant_id, stream_id, version),\n"
+                        + "  CONSTRAINT " + t.constraint("uq", "events_tenant_seq") + " UNIQUE (tenant_id, tenant_seq)\n"
+                        + ")"));
+        SchemaObject tenantSequences = new SchemaObject(t.local("tenant_sequences"), List.of(
+                "CREATE TABLE IF NOT EXISTS " + t.tenantSequences() + " (\n"
+                        + "  tenant_id varchar(100) PRIMARY KEY,\n"
+                        + "  last_seq bigint NOT NULL,\n"
+                        + "  last_updated timestamptz NOT NULL\n"
                         + ")"));
         SchemaObject streams = new SchemaObject(t.local("streams"), List.of(
                 "CREATE TABLE IF NOT EXISTS " + t.streams() + " (\n"
@@ -77,7 +85,7 @@ public final class PostgresDialect implements Dialect {
                         + "  timestamp timestamptz NOT NULL\n"
                         + ")"));
         return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(),
-                MIGRATION_LOCK, "", List.of(events, streams, progression, deadLetters));
+                MIGRATION_LOCK, "", List.of(events, streams, tenantSequences, progression, deadLetters));
     }
 
     @Override
@@ -106,8 +114,11 @@ public final class PostgresDialect implements Dialect {
                 "UPDATE " + t.streams() + " SET version = ?, timestamp = ?"
                         + " WHERE tenant_id = ? AND id = ? AND version = ?",
                 "SELECT version, type, timestamp FROM " + t.streams() + " WHERE tenant_id = ? AND id = ?",
-                "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id)"
-                        + " VALUES (?, ?, ?, ?, ?::jsonb, ?, ?)",
+                "INSERT INTO " + t.tenantSequences() + " AS s (tenant_id, last_seq, last_updated) VALUES (?, ?, ?)"
+                        + " ON CONFLICT (tenant_id) DO UPDATE SET last_seq = s.last_seq + EXCLUDED.last_seq,"
+                        + " last_updated = EXCLUDED.last_updated RETURNING last_seq",
+                "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq)"
+                        + " VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?)",
                 "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
                         + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version");
     }
@@ -125,7 +136,8 @@ public final class PostgresDialect implements Dialect {
                 "SELECT data FROM " + table + " WHERE tenant_id = ? AND id = ANY (?)",
                 "SELECT data FROM " + table + " WHERE tenant_id = ?",
                 "SELECT count(*) FROM " + table + " WHERE tenant_id = ?",
-                "DELETE FROM " + table);
+                "DELETE FROM " + table,
+                "DELETE FROM " + table + " WHERE tenant_id = ?");
     }
 
     @Override
@@ -135,6 +147,9 @@ public final class PostgresDialect implements Dialect {
                 PortableSql.listGaps(t.events()),
                 "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
                         + " WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id LIMIT ?",
+                PortableSql.tenantMarks(t),
+                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq FROM " + t.events()
+                        + " WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq LIMIT ?",
                 PortableSql.selectProgression(t),
                 // one statement: move the row from the floor, or create it from zero; the count says which held
                 "WITH s (name, floor, last_seq_id, last_updated) AS ("

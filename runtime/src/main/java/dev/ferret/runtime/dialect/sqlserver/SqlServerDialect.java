@@ -63,8 +63,22 @@ public final class SqlServerDialect implements Dialect {
                         + " CHECK (ISJSON(data) = 1),\n"
                         + "  timestamp DATETIMEOFFSET NOT NULL,\n"
                         + "  tenant_id NVARCHAR(100) NOT NULL,\n"
+                        + "  tenant_seq BIGINT NULL,\n"
                         + "  CONSTRAINT " + t.constraint("uq", "events_stream_version")
                         + " UNIQUE (tenant_id, stream_id, version)\n"
+                        + ")",
+                // filtered: SQL Server counts NULLs as equal in a unique index, and unpartitioned events have none
+                "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'" + t.constraint("ux", "events_tenant_seq")
+                        + "' AND object_id = OBJECT_ID(N'" + t.events() + "'))\n"
+                        + "CREATE UNIQUE INDEX " + t.constraint("ux", "events_tenant_seq") + " ON " + t.events()
+                        + " (tenant_id, tenant_seq) WHERE tenant_seq IS NOT NULL"));
+        SchemaObject tenantSequences = new SchemaObject(t.local("tenant_sequences"), List.of(
+                "IF OBJECT_ID(N'" + t.tenantSequences() + "', N'U') IS NULL\n"
+                        + "CREATE TABLE " + t.tenantSequences() + " (\n"
+                        + "  tenant_id NVARCHAR(100) NOT NULL CONSTRAINT " + t.constraint("pk", "tenant_sequences")
+                        + " PRIMARY KEY CLUSTERED,\n"
+                        + "  last_seq BIGINT NOT NULL,\n"
+                        + "  last_updated DATETIMEOFFSET NOT NULL\n"
                         + ")"));
         SchemaObject streams = new SchemaObject(t.local("streams"), List.of(
                 "IF OBJECT_ID(N'" + t.streams() + "', N'U') IS NULL\n"
@@ -101,7 +115,7 @@ public final class SqlServerDialect implements Dialect {
                         + ")"));
         // CREATE SCHEMA must be alone in its batch, hence EXEC
         return new SchemaSql("IF SCHEMA_ID(N'" + t.schema() + "') IS NULL EXEC(N'CREATE SCHEMA " + t.schema() + "')",
-                MIGRATION_LOCK, MIGRATION_UNLOCK, List.of(events, streams, progression, deadLetters));
+                MIGRATION_LOCK, MIGRATION_UNLOCK, List.of(events, streams, tenantSequences, progression, deadLetters));
     }
 
     @Override
@@ -138,8 +152,16 @@ public final class SqlServerDialect implements Dialect {
                 "UPDATE " + t.streams() + " SET version = ?, timestamp = ?"
                         + " WHERE tenant_id = ? AND id = ? AND version = ?",
                 "SELECT version, type, timestamp FROM " + t.streams() + " WHERE tenant_id = ? AND id = ?",
-                "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id)"
-                        + " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "MERGE " + t.tenantSequences() + " WITH (HOLDLOCK) AS target"
+                        + " USING (VALUES (?, ?, ?)) AS source (tenant_id, drawn, last_updated)"
+                        + " ON target.tenant_id = source.tenant_id"
+                        + " WHEN MATCHED THEN UPDATE SET target.last_seq = target.last_seq + source.drawn,"
+                        + " target.last_updated = source.last_updated"
+                        + " WHEN NOT MATCHED THEN INSERT (tenant_id, last_seq, last_updated)"
+                        + " VALUES (source.tenant_id, source.drawn, source.last_updated)"
+                        + " OUTPUT inserted.last_seq;",
+                "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
                         + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version");
     }
@@ -161,7 +183,8 @@ public final class SqlServerDialect implements Dialect {
                         + " WHERE tenant_id = ? AND id IN (SELECT CAST(value AS NVARCHAR(250)) FROM OPENJSON(?))",
                 "SELECT data FROM " + table + " WHERE tenant_id = ?",
                 "SELECT COUNT_BIG(*) FROM " + table + " WHERE tenant_id = ?",
-                "DELETE FROM " + table);
+                "DELETE FROM " + table,
+                "DELETE FROM " + table + " WHERE tenant_id = ?");
     }
 
     @Override
@@ -174,6 +197,12 @@ public final class SqlServerDialect implements Dialect {
                 PortableSql.listGaps(events),
                 "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
                         + " WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY",
+                // READPAST: a tenant whose append is in flight keeps its mark this round instead of blocking the read
+                "SELECT tenant_id, last_seq FROM " + t.tenantSequences() + " WITH (READPAST)",
+                // rows at or below a tenant's mark are committed and never change, so skipping locked rows loses none
+                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq FROM " + events
+                        + " WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq"
+                        + " OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY",
                 PortableSql.selectProgression(t),
                 "MERGE " + t.progression() + " WITH (HOLDLOCK) AS target"
                         + " USING (VALUES (?, ?, ?, ?)) AS source (name, floor, last_seq_id, last_updated)"

@@ -1,0 +1,324 @@
+package dev.ferret.runtime.daemon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.ferret.ConcurrencyException;
+import dev.ferret.ConfigurationException;
+import dev.ferret.DocumentSession;
+import dev.ferret.DocumentStore;
+import dev.ferret.EventEnvelope;
+import dev.ferret.QuerySession;
+import dev.ferret.StoreOptions;
+import dev.ferret.daemon.ShardState;
+import dev.ferret.daemon.ShardStatus;
+import dev.ferret.projections.DocumentOperations;
+import dev.ferret.projections.EventProjection;
+import dev.ferret.projections.Lifecycle;
+import dev.ferret.runtime.Ferret;
+import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
+import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
+import dev.ferret.runtime.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** Tenant-partitioned events: a sequence, a mark and one shard per projection for each tenant. */
+@Tag("conformance")
+class TenantPartitionConformanceTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    static StoreOptions partitioned(TestDatabase db) {
+        StoreOptions options = DaemonFixtures.withTally(DaemonFixtures.fastDaemon(db));
+        options.events().partitionByTenant(true);
+        options.daemon().workerThreads(4);
+        return options;
+    }
+
+    static void appendTicks(DocumentStore store, String tenant, String stream, int count) {
+        try (DocumentSession session = store.openSession(tenant)) {
+            for (int i = 1; i <= count; i++) {
+                session.events().append(stream, new Tick(i));
+            }
+            session.saveChanges();
+        }
+    }
+
+    /** tenant_seq of every event of {@code tenant}, in order. */
+    static List<Long> tenantSequence(DataSource dataSource, TestDatabase db, String tenant) throws SQLException {
+        List<Long> numbers = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT tenant_seq FROM " + db.table("pc_events")
+                     + " WHERE tenant_id = ? ORDER BY tenant_seq")) {
+            ps.setString(1, tenant);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    numbers.add(rs.getLong(1));
+                }
+            }
+        }
+        return numbers;
+    }
+
+    static Map<String, Long> progression(DataSource dataSource, TestDatabase db) throws SQLException {
+        Map<String, Long> rows = new java.util.TreeMap<>();
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT name, last_seq_id FROM "
+                     + db.table("pc_event_progression") + " WHERE name LIKE 'Tally%'");
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                rows.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        return rows;
+    }
+
+    @Test
+    void eachTenantNumbersItsEventsWithoutGapsEvenAcrossRollbacks() throws Exception {
+        try (TestDatabase db = TestDatabase.create("tseq");
+             DocumentStore store = Ferret.createStore(partitioned(db))) {
+            appendTicks(store, "a", "s1", 3);
+            appendTicks(store, "b", "s1", 2);
+            try (DocumentSession session = store.openSession("a")) {
+                session.events().append("s1", 1, List.of(new Tick(99))); // stale expected version: rolled back
+                assertThatThrownBy(session::saveChanges).isInstanceOf(ConcurrencyException.class);
+            }
+            appendTicks(store, "a", "s2", 2);
+            appendTicks(store, "b", "s2", 1);
+
+            assertThat(tenantSequence(db.dataSource(), db, "a")).containsExactly(1L, 2L, 3L, 4L, 5L);
+            assertThat(tenantSequence(db.dataSource(), db, "b")).containsExactly(1L, 2L, 3L);
+        }
+    }
+
+    @Test
+    void concurrentAppendsOfOneTenantGetDistinctConsecutiveNumbers() throws Exception {
+        try (TestDatabase db = TestDatabase.create("tseqrace");
+             DocumentStore store = Ferret.createStore(partitioned(db))) {
+            int writers = 4;
+            int each = 10;
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+            try {
+                List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+                for (int w = 0; w < writers; w++) {
+                    String stream = "w" + w;
+                    done.add(pool.submit(() -> {
+                        for (int i = 0; i < each; i++) {
+                            appendTicks(store, "busy", stream, 2);
+                        }
+                    }));
+                }
+                for (java.util.concurrent.Future<?> f : done) {
+                    f.get(60, TimeUnit.SECONDS);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            List<Long> expected = java.util.stream.LongStream.rangeClosed(1, writers * each * 2L).boxed().toList();
+            assertThat(tenantSequence(db.dataSource(), db, "busy")).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void everyProjectionRunsOneShardPerTenantWithItsOwnProgressionAndMark() throws Exception {
+        try (TestDatabase db = TestDatabase.create("tshards");
+             DocumentStore store = Ferret.createStore(partitioned(db))) {
+            appendTicks(store, "acme", "s", 7);
+            appendTicks(store, "globex", "s", 3);
+            appendTicks(store, "initech", "t", 5);
+            store.waitForNonStaleProjectionData(WAIT);
+
+            Map<String, ShardStatus> shards = store.daemon().status().shards().stream()
+                    .collect(Collectors.toMap(ShardStatus::name, s -> s));
+            assertThat(shards).containsOnlyKeys("Tally:All@acme", "Tally:All@globex", "Tally:All@initech");
+            assertThat(shards.get("Tally:All@acme").highWaterMark()).isEqualTo(7);
+            assertThat(shards.get("Tally:All@globex").highWaterMark()).isEqualTo(3);
+            assertThat(shards.values()).allSatisfy(s -> assertThat(s.state()).isEqualTo(ShardState.RUNNING));
+            assertThat(progression(db.dataSource(), db)).containsExactlyInAnyOrderEntriesOf(Map.of(
+                    "Tally:All@acme", 7L, "Tally:All@globex", 3L, "Tally:All@initech", 5L));
+            assertThat(store.daemon().status().highWaterMark().mark()).isEqualTo(15);
+
+            // a tenant seen for the first time while the daemon runs gets its shards
+            appendTicks(store, "umbrella", "u", 2);
+            store.waitForNonStaleProjectionData(WAIT);
+            assertThat(progression(db.dataSource(), db)).containsEntry("Tally:All@umbrella", 2L);
+        }
+    }
+
+    @Test
+    void aTenantReadsOnlyItsOwnProjectedDocuments() {
+        try (TestDatabase db = TestDatabase.create("tisolate");
+             DocumentStore store = Ferret.createStore(partitioned(db))) {
+            appendTicks(store, "acme", "shared-id", 4);
+            appendTicks(store, "globex", "shared-id", 9);
+            store.waitForNonStaleProjectionData(WAIT);
+            try (QuerySession acme = store.querySession("acme");
+                 QuerySession globex = store.querySession("globex");
+                 QuerySession other = store.querySession("initech")) {
+                assertThat(acme.load(Tally.class, "shared-id")).hasValueSatisfying(t -> assertThat(t.count()).isEqualTo(4));
+                assertThat(globex.load(Tally.class, "shared-id")).hasValueSatisfying(t -> assertThat(t.count()).isEqualTo(9));
+                assertThat(other.load(Tally.class, "shared-id")).isEmpty();
+                assertThat(acme.query(Tally.class).toList()).hasSize(1);
+            }
+        }
+    }
+
+    @Test
+    void oneTenantRebuildsAloneWhileTheOthersKeepTheirDocumentsAndProgress() throws Exception {
+        try (TestDatabase db = TestDatabase.create("trebuild");
+             DocumentStore store = Ferret.createStore(partitioned(db))) {
+            appendTicks(store, "acme", "s", 6);
+            appendTicks(store, "globex", "s", 4);
+            store.waitForNonStaleProjectionData(WAIT);
+            // damage acme's document and remember globex's row exactly
+            db.execute("UPDATE " + db.table("pc_doc_tally") + " SET version = 999 WHERE tenant_id = 'acme'");
+            long globexVersion = db.queryLong("SELECT version FROM " + db.table("pc_doc_tally")
+                    + " WHERE tenant_id = 'globex'");
+
+            List<dev.ferret.daemon.RebuildProgress> reports = new ArrayList<>();
+            store.daemon().rebuild("Tally", "acme", WAIT, reports::add);
+
+            assertThat(reports).last().satisfies(p -> {
+                assertThat(p.shardName()).isEqualTo("Tally:All@acme");
+                assertThat(p.eventsDone()).isEqualTo(6);
+            });
+            try (QuerySession acme = store.querySession("acme")) {
+                assertThat(acme.load(Tally.class, "s")).hasValueSatisfying(t -> assertThat(t.count()).isEqualTo(6));
+            }
+            assertThat(db.queryLong("SELECT version FROM " + db.table("pc_doc_tally") + " WHERE tenant_id = 'acme'"))
+                    .as("rebuilt from scratch").isNotEqualTo(999);
+            assertThat(db.queryLong("SELECT version FROM " + db.table("pc_doc_tally") + " WHERE tenant_id = 'globex'"))
+                    .as("untouched").isEqualTo(globexVersion);
+
+            // and processing goes on for both
+            appendTicks(store, "acme", "s", 1);
+            appendTicks(store, "globex", "s", 1);
+            store.waitForNonStaleProjectionData(WAIT);
+            assertThat(progression(db.dataSource(), db)).containsEntry("Tally:All@acme", 7L)
+                    .containsEntry("Tally:All@globex", 5L);
+
+            assertThatThrownBy(() -> store.daemon().rebuild("Tally", "nobody", WAIT, p -> { }))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nobody");
+        }
+    }
+
+    /** Blocks every page of tenant "big" until released: a tenant with a huge backlog or a slow rebuild. */
+    public static final class SlowForBig extends EventProjection {
+        final CountDownLatch release = new CountDownLatch(1);
+        final CountDownLatch entered = new CountDownLatch(1);
+
+        public SlowForBig() {
+            super("SlowForBig");
+        }
+
+        @Override
+        public void apply(EventEnvelope event, DocumentOperations operations) {
+            if ("big".equals(event.tenantId())) {
+                entered.countDown();
+                try {
+                    if (!release.await(120, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("never released");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aStalledTenantDoesNotHoldUpTheOthers() throws Exception {
+        try (TestDatabase db = TestDatabase.create("tstall")) {
+            SlowForBig slow = new SlowForBig();
+            StoreOptions options = partitioned(db);
+            options.projections().add(slow, Lifecycle.ASYNC);
+            try (DocumentStore store = Ferret.createStore(options)) {
+                appendTicks(store, "big", "s", 20);
+                assertThat(slow.entered.await(60, TimeUnit.SECONDS)).isTrue();
+                appendTicks(store, "small", "s", 5);
+                await().atMost(WAIT).until(() -> store.daemon().status().shards().stream()
+                        .filter(s -> s.name().endsWith("@small")).allMatch(s -> s.progression() == 5));
+                ShardStatus big = store.daemon().status().shards().stream()
+                        .filter(s -> s.name().equals("SlowForBig:All@big")).findFirst().orElseThrow();
+                assertThat(big.progression()).isZero();
+                assertThat(big.state()).isEqualTo(ShardState.RUNNING);
+                slow.release.countDown();
+                store.waitForNonStaleProjectionData(WAIT);
+            }
+        }
+    }
+
+    @Test
+    void tenantsLiveInTheDatabaseTheyAreMappedTo() throws Exception {
+        try (TestDatabase db = TestDatabase.create("tdbs");
+             TestDatabase far = db.sibling("far")) {
+            StoreOptions options = partitioned(db);
+            options.tenancy().database("far", far.dataSource(), "remote-1", "remote-2");
+            try (DocumentStore store = Ferret.createStore(options)) {
+                appendTicks(store, "local", "s", 3);
+                appendTicks(store, "remote-1", "s", 4);
+                appendTicks(store, "remote-2", "s", 2);
+                store.waitForNonStaleProjectionData(WAIT);
+
+                assertThat(tenantSequence(db.dataSource(), db, "remote-1")).isEmpty();
+                assertThat(tenantSequence(far.dataSource(), far, "remote-1")).containsExactly(1L, 2L, 3L, 4L);
+                assertThat(tenantSequence(far.dataSource(), far, "local")).isEmpty();
+                assertThat(progression(db.dataSource(), db)).containsOnlyKeys("Tally:All@local");
+                assertThat(progression(far.dataSource(), far)).containsExactlyInAnyOrderEntriesOf(Map.of(
+                        "Tally:All@remote-1", 4L, "Tally:All@remote-2", 2L));
+                assertThat(far.queryLong("SELECT COUNT(*) FROM " + far.table("pc_doc_tally"))).isEqualTo(2);
+                try (QuerySession remote = store.querySession("remote-1")) {
+                    assertThat(remote.load(Tally.class, "s"))
+                            .hasValueSatisfying(t -> assertThat(t.count()).isEqualTo(4));
+                }
+                store.daemon().rebuild("Tally", "remote-2", WAIT, p -> { });
+                assertThat(progression(far.dataSource(), far)).containsEntry("Tally:All@remote-2", 2L);
+            }
+        }
+    }
+
+    @Test
+    void tenancyMisconfigurationsFailAtStartupNamingWhatIsWrong() {
+        try (TestDatabase db = TestDatabase.create("tbad");
+             TestDatabase far = db.sibling("far")) {
+            StoreOptions unpartitioned = DaemonFixtures.fastDaemon(db);
+            unpartitioned.tenancy().database("far", far.dataSource(), "t1");
+            assertThatThrownBy(() -> Ferret.createStore(unpartitioned))
+                    .isInstanceOf(ConfigurationException.class).hasMessageContaining("far")
+                    .hasMessageContaining("partitionByTenant");
+
+            StoreOptions twice = partitioned(db);
+            twice.tenancy().database("far", far.dataSource(), "t1");
+            assertThatThrownBy(() -> twice.tenancy().database("farther", far.dataSource(), "t1"))
+                    .isInstanceOf(ConfigurationException.class)
+                    .hasMessageContaining("'t1'").hasMessageContaining("far").hasMessageContaining("farther");
+            assertThatThrownBy(() -> twice.tenancy().database("default", far.dataSource(), "t2"))
+                    .isInstanceOf(ConfigurationException.class).hasMessageContaining("default");
+            assertThatThrownBy(() -> twice.tenancy().database("bad name", far.dataSource(), "t3"))
+                    .isInstanceOf(ConfigurationException.class).hasMessageContaining("bad name");
+        }
+    }
+
+    @Test
+    void rebuildingOneTenantNeedsPartitionedEvents() {
+        try (TestDatabase db = TestDatabase.create("tnopart");
+             DocumentStore store = Ferret.createStore(DaemonFixtures.withTally(DaemonFixtures.fastDaemon(db)))) {
+            assertThatThrownBy(() -> store.daemon().rebuild("Tally", "acme", WAIT, p -> { }))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("partitionByTenant");
+        }
+    }
+}
