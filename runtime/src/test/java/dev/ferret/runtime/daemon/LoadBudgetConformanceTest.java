@@ -3,6 +3,7 @@ package dev.ferret.runtime.daemon;
 import static dev.ferret.runtime.daemon.DaemonFixtures.appendTicks;
 import static dev.ferret.runtime.daemon.DaemonFixtures.fastDaemon;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
@@ -12,7 +13,21 @@ import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
 import dev.ferret.runtime.testing.TestDatabase;
+import dev.ferret.DocumentSession;
+import dev.ferret.EventEnvelope;
+import dev.ferret.QuerySession;
+import dev.ferret.daemon.ShardState;
+import dev.ferret.daemon.ShardStatus;
+import dev.ferret.projections.DocumentOperations;
+import dev.ferret.projections.EventProjection;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -38,6 +53,183 @@ class LoadBudgetConformanceTest {
                 assertThat(store.daemon().status().shards()).hasSize(4)
                         .allSatisfy(shard -> assertThat(shard.lag()).isZero());
                 assertThat(store.daemon().status().healthy()).isTrue();
+            }
+        }
+    }
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    private static LoadBudget budgetOf(DocumentStore store) {
+        return ((AsyncDaemon) store.daemon()).budget();
+    }
+
+    private static StoreOptions tenantAgents(TestDatabase db, long budget) {
+        StoreOptions options = fastDaemon(db);
+        options.events().partitionByTenant(true);
+        options.daemon().tenantLoadBudget(budget).workerThreads(6);
+        return options;
+    }
+
+    private static void appendTicks(DocumentStore store, String tenant, int count) {
+        try (DocumentSession session = store.openSession(tenant)) {
+            for (int i = 1; i <= count; i++) {
+                session.events().append("s", new Tick(i));
+            }
+            session.saveChanges();
+        }
+    }
+
+    private static ShardStatus shard(DocumentStore store, String name) {
+        return store.daemon().status().shards().stream().filter(s -> s.name().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no shard " + name));
+    }
+
+    @Test
+    void manyTenantAgentsUnderABudgetOfOnePageAllFinishAndTheBudgetIsNeverExceeded() {
+        try (TestDatabase db = TestDatabase.create("tbudget")) {
+            StoreOptions options = tenantAgents(db, 50); // one page of the fast daemon's 50 events
+            options.projections().add(DaemonFixtures.tallySnapshot(), Lifecycle.ASYNC);
+            try (DocumentStore store = Ferret.createStore(options)) {
+                for (int t = 0; t < 12; t++) {
+                    appendTicks(store, "tenant-" + t, 120 + t);
+                }
+                store.waitForNonStaleProjectionData(WAIT);
+                for (int t = 0; t < 12; t++) {
+                    try (QuerySession session = store.querySession("tenant-" + t)) {
+                        long expected = 120 + t;
+                        assertThat(session.load(Tally.class, "s"))
+                                .hasValueSatisfying(tally -> assertThat(tally.count()).isEqualTo(expected));
+                    }
+                }
+                LoadBudget budget = budgetOf(store);
+                assertThat(budget.peakInFlight()).isBetween(1L, 50L);
+                assertThat(budget.inFlight()).isZero();
+                assertThat(budget.waiting()).isZero();
+                assertThat(budget.grants()).isGreaterThanOrEqualTo(12 * 3);
+            }
+        }
+    }
+
+    /** Blocks the first page of tenant "big" in its write, holding that page's reservation. */
+    public static final class BlocksBig extends EventProjection {
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        public BlocksBig() {
+            super("BlocksBig");
+        }
+
+        @Override
+        public void apply(EventEnvelope event, DocumentOperations operations) {
+            if ("big".equals(event.tenantId())) {
+                entered.countDown();
+                try {
+                    if (!release.await(120, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("never released");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("cancelled in the page", e);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aTenantWaitingForRoomStaysRunningAndTheDrainCancelsItAndTheBlockedPageReturningAllRoom() throws Exception {
+        try (TestDatabase db = TestDatabase.create("tbdrain")) {
+            BlocksBig blocks = new BlocksBig();
+            StoreOptions options = tenantAgents(db, 50);
+            options.daemon().stopAndDrainTimeout(Duration.ofSeconds(1));
+            options.projections().add(blocks, Lifecycle.ASYNC);
+            DocumentStore store = Ferret.createStore(options);
+            LoadBudget budget = budgetOf(store);
+            try {
+                appendTicks(store, "big", 50);
+                assertThat(blocks.entered.await(60, TimeUnit.SECONDS)).isTrue();
+                appendTicks(store, "small", 5);
+                await().atMost(WAIT).until(() -> budget.waiting() == 1);
+
+                // waiting in line is not a pause, a retry or a failure
+                assertThat(shard(store, "BlocksBig:All@small").state()).isEqualTo(ShardState.RUNNING);
+                assertThat(shard(store, "BlocksBig:All@small").error()).isNull();
+                assertThat(store.daemon().status().healthy()).isTrue();
+                assertThat(budget.inFlight()).isEqualTo(50);
+            } finally {
+                store.close(); // the drain bound: the blocked page is cancelled, the waiter gives up
+            }
+            assertThat(budget.inFlight()).isZero();
+            assertThat(budget.waiting()).isZero();
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_event_progression")
+                    + " WHERE name = 'BlocksBig:All@big' AND last_seq_id > 0")).as("rolled back").isZero();
+
+            // nothing was lost: the next owner does both tenants' pages
+            blocks.release.countDown();
+            try (DocumentStore next = Ferret.createStore(options)) {
+                next.waitForNonStaleProjectionData(WAIT);
+                assertThat(shard(next, "BlocksBig:All@big").progression()).isEqualTo(50);
+                assertThat(shard(next, "BlocksBig:All@small").progression()).isEqualTo(5);
+            }
+        }
+    }
+
+    /** Connections whose tenant page load blocks until interrupted while {@link #stuck} is open. */
+    private static DataSource stuckLoads(DataSource target, CountDownLatch stuck, CountDownLatch entered) {
+        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    Object result = invoke(method, target, args);
+                    if (!method.getName().equals("getConnection")) {
+                        return result;
+                    }
+                    Connection connection = (Connection) result;
+                    return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                            (p, m, a) -> {
+                                if (m.getName().equals("prepareStatement") && stuck.getCount() > 0
+                                        && String.valueOf(a[0]).contains("ORDER BY tenant_seq")) {
+                                    entered.countDown();
+                                    try {
+                                        stuck.await(); // until the drain cancels the page
+                                    } catch (InterruptedException e) {
+                                        Thread.currentThread().interrupt();
+                                        throw new SQLException("load cancelled", e);
+                                    }
+                                }
+                                return invoke(m, connection, a);
+                            });
+                });
+    }
+
+    private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    @Test
+    void theDrainCancelsAnAgentStuckLoadingAndReturnsItsReservation() throws Exception {
+        try (TestDatabase db = TestDatabase.create("tbload")) {
+            CountDownLatch stuck = new CountDownLatch(1);
+            CountDownLatch entered = new CountDownLatch(1);
+            StoreOptions options = tenantAgents(db, 500);
+            options.dataSource(stuckLoads(db.dataSource(), stuck, entered));
+            options.daemon().stopAndDrainTimeout(Duration.ofSeconds(1));
+            options.projections().add(DaemonFixtures.tallySnapshot(), Lifecycle.ASYNC);
+            DocumentStore store = Ferret.createStore(options);
+            LoadBudget budget = budgetOf(store);
+            try {
+                appendTicks(store, "acme", 10);
+                assertThat(entered.await(60, TimeUnit.SECONDS)).isTrue();
+                assertThat(budget.inFlight()).as("reserved before the load").isEqualTo(50);
+            } finally {
+                store.close();
+            }
+            assertThat(budget.inFlight()).isZero();
+            stuck.countDown();
+            try (DocumentStore next = Ferret.createStore(options)) {
+                next.waitForNonStaleProjectionData(WAIT);
+                assertThat(shard(next, "Tally:All@acme").progression()).isEqualTo(10);
             }
         }
     }
