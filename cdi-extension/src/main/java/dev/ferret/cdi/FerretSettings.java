@@ -35,6 +35,11 @@ import java.util.function.Function;
  * <tr><td>{@value #APPLY_SCHEMA}</td><td>boolean</td><td>false</td></tr>
  * <tr><td>{@value #ENGINE}</td><td>{@code sql_server} | {@code postgresql} | {@code h2}</td><td>detected</td></tr>
  * <tr><td>{@value #EVENT_TYPES}</td><td>comma list of {@code [alias=]class}</td><td>none</td></tr>
+ * <tr><td>{@value #PARTITION_BY_TENANT}</td><td>boolean</td><td>false</td></tr>
+ * <tr><td>{@value #TENANCY_DATABASES}</td><td>comma list of database names</td><td>none</td></tr>
+ * <tr><td>{@code ferret.tenancy.database.<name>.datasource}</td><td>JNDI name</td><td>required per name</td></tr>
+ * <tr><td>{@code ferret.tenancy.database.<name>.tenants}</td><td>comma list of tenant ids</td><td>required per
+ * name</td></tr>
  * <tr><td>{@code ferret.daemon.*}, {@code ferret.projections.stop-and-drain-timeout}</td><td colspan="2">see
  * {@link DaemonSettings}: durations are ISO-8601 ({@code PT0.5S}), enums case-insensitive</td></tr>
  * </table>
@@ -55,6 +60,9 @@ public final class FerretSettings {
     public static final String APPLY_SCHEMA = "ferret.apply-all-database-changes-on-startup";
     public static final String ENGINE = "ferret.engine";
     public static final String EVENT_TYPES = "ferret.events.types";
+    public static final String PARTITION_BY_TENANT = "ferret.events.partition-by-tenant";
+    public static final String TENANCY_DATABASES = "ferret.tenancy.databases";
+    public static final String WORKER_THREADS = "ferret.daemon.worker-threads";
 
     public static final String DAEMON_MODE = "ferret.daemon.mode";
     public static final String POLLING_INTERVAL = "ferret.daemon.polling-interval";
@@ -81,7 +89,23 @@ public final class FerretSettings {
             DAEMON_MODE, POLLING_INTERVAL, STALE_SEQUENCE_THRESHOLD, APPEND_FENCE_TIMEOUT, FORCED_GAP_SKIP_THRESHOLD,
             BATCH_SIZE, SKIP_APPLY_ERRORS, MAX_TRANSIENT_RETRIES, TRANSIENT_RETRY_BACKOFF, MAX_RETRY_BACKOFF,
             STOP_AND_DRAIN_TIMEOUT, MONITORING_INTERVAL, PROBE_TIMEOUT, LOCK_ACQUIRE_INTERVAL, TENANT_LOAD_BUDGET,
-            TENANT_LOAD_MEMORY_THRESHOLD, MAX_CONCURRENT_LOADS, MAX_CONCURRENT_WRITES);
+            TENANT_LOAD_MEMORY_THRESHOLD, MAX_CONCURRENT_LOADS, MAX_CONCURRENT_WRITES, PARTITION_BY_TENANT,
+            TENANCY_DATABASES, WORKER_THREADS);
+
+    /** The keys of one tenancy database. */
+    public static String tenancyKey(String database, String property) {
+        return "ferret.tenancy.database." + database + "." + property;
+    }
+
+    /**
+     * A database tenants live in, before its data source is looked up.
+     *
+     * @param name       the database's name in the store
+     * @param dataSource the JNDI name of its data source
+     * @param tenants    the tenants that live there
+     */
+    public record TenancyDatabase(String name, String dataSource, List<String> tenants) {
+    }
 
     /** How page and unit-of-work transactions are run. */
     public enum Transactions {
@@ -97,6 +121,7 @@ public final class FerretSettings {
     private final String managedScheduledExecutor;
     private final boolean longRunningHint;
     private final Map<String, String> eventTypes;
+    private final List<TenancyDatabase> tenancyDatabases;
     /** Setter calls on StoreOptions, replayed for every options object built. */
     private final List<Consumer<StoreOptions>> options;
     private final List<String> problems;
@@ -108,6 +133,7 @@ public final class FerretSettings {
         this.managedScheduledExecutor = b.managedScheduledExecutor;
         this.longRunningHint = b.longRunningHint;
         this.eventTypes = Collections.unmodifiableMap(b.eventTypes);
+        this.tenancyDatabases = List.copyOf(b.tenancyDatabases);
         this.options = List.copyOf(b.options);
         this.problems = List.copyOf(b.problems);
     }
@@ -129,6 +155,9 @@ public final class FerretSettings {
         b.bool(APPLY_SCHEMA).ifPresent(v -> b.option(APPLY_SCHEMA, v, o -> o.applyAllDatabaseChangesOnStartup(v)));
         b.enumValue(ENGINE, DatabaseEngine.class).ifPresent(v -> b.option(ENGINE, v, o -> o.engine(v)));
         b.string(EVENT_TYPES).ifPresent(b::eventTypes);
+        b.bool(PARTITION_BY_TENANT).ifPresent(v -> b.option(PARTITION_BY_TENANT, v, o -> o.events().partitionByTenant(v)));
+        b.string(TENANCY_DATABASES).ifPresent(b::tenancyDatabases);
+        b.integer(WORKER_THREADS).ifPresent(v -> b.daemon(WORKER_THREADS, v, d -> d.workerThreads(v)));
 
         b.enumValue(DAEMON_MODE, DaemonMode.class).ifPresent(v -> b.daemon(DAEMON_MODE, v, d -> d.mode(v)));
         b.duration(MONITORING_INTERVAL)
@@ -170,6 +199,10 @@ public final class FerretSettings {
                 b.problems.add("Ferret configuration: " + e.getMessage()
                         .replaceAll("(?<![\\w.-])(daemon|projections)\\.", PREFIX + "$1."));
             }
+            if (!b.tenancyDatabases.isEmpty() && !probe.events().isPartitionedByTenant()) {
+                b.problems.add("Ferret configuration: " + TENANCY_DATABASES + " needs " + PARTITION_BY_TENANT
+                        + "=true: each database numbers its own event log");
+            }
         }
         return new FerretSettings(b);
     }
@@ -205,6 +238,11 @@ public final class FerretSettings {
         return longRunningHint;
     }
 
+    /** The databases tenants are mapped to, from {@value #TENANCY_DATABASES}. */
+    public List<TenancyDatabase> tenancyDatabases() {
+        return tenancyDatabases;
+    }
+
     /** Event class names by alias, from {@value #EVENT_TYPES}. */
     public Map<String, String> eventTypes() {
         return eventTypes;
@@ -215,6 +253,7 @@ public final class FerretSettings {
         private final List<String> problems = new ArrayList<>();
         private final List<Consumer<StoreOptions>> options = new ArrayList<>();
         private final Map<String, String> eventTypes = new LinkedHashMap<>();
+        private final List<TenancyDatabase> tenancyDatabases = new ArrayList<>();
         private final StoreOptions probe = new StoreOptions();
         private String dataSource;
         private Transactions transactions;
@@ -308,6 +347,38 @@ public final class FerretSettings {
 
         void daemon(String key, Object value, Consumer<DaemonSettings> setter) {
             option(key, value, o -> setter.accept(o.daemon()));
+        }
+
+        /** Reads each named database's keys and checks the mapping on the probe, so problems name their keys. */
+        void tenancyDatabases(String list) {
+            javax.sql.DataSource unused = (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                    FerretSettings.class.getClassLoader(), new Class<?>[] {javax.sql.DataSource.class},
+                    (proxy, method, args) -> {
+                        throw new UnsupportedOperationException("configuration probe");
+                    });
+            for (String entry : list.split(",")) {
+                String name = entry.trim();
+                if (name.isEmpty()) {
+                    continue;
+                }
+                String dataSourceKey = tenancyKey(name, "datasource");
+                String tenantsKey = tenancyKey(name, "tenants");
+                Optional<String> jndi = string(dataSourceKey);
+                List<String> tenants = string(tenantsKey).stream().flatMap(t -> java.util.Arrays.stream(t.split(",")))
+                        .map(String::trim).filter(t -> !t.isEmpty()).toList();
+                if (jndi.isEmpty()) {
+                    refuse(TENANCY_DATABASES, list, "database '" + name + "' needs " + dataSourceKey
+                            + " (the JNDI name of its data source)");
+                    continue;
+                }
+                try {
+                    probe.tenancy().database(name, unused, tenants.toArray(String[]::new));
+                    tenancyDatabases.add(new TenancyDatabase(name, jndi.get(), tenants));
+                } catch (ConfigurationException e) {
+                    refuse(tenants.isEmpty() ? tenantsKey : TENANCY_DATABASES, tenants.isEmpty() ? "" : list,
+                            e.getMessage());
+                }
+            }
         }
 
         void eventTypes(String list) {

@@ -112,6 +112,10 @@ public class FerretStoreLifecycle {
         }
         DataSource dataSource = lookup(settings.dataSource(), DataSource.class, FerretSettings.DATASOURCE);
         StoreOptions options = settings.applyTo(new StoreOptions()).dataSource(dataSource);
+        for (FerretSettings.TenancyDatabase database : settings.tenancyDatabases()) {
+            options.tenancy().database(database.name(), lookup(database.dataSource(), DataSource.class,
+                    FerretSettings.tenancyKey(database.name(), "datasource")), database.tenants().toArray(String[]::new));
+        }
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
         for (Map.Entry<String, String> type : settings.eventTypes().entrySet()) {
             try {

@@ -133,4 +133,49 @@ class FerretSettingsTest {
                 "ferret.daemon.lock.probe-timeout", "PT5S")).problems()).singleElement().asString()
                 .contains("daemon.lock.probe-timeout (PT5S)").contains("daemon.lock.monitoring-interval (PT2S)");
     }
+
+    @Test
+    void tenantPartitioningAndTenancyDatabasesAreRead() {
+        FerretSettings settings = read(Map.of(
+                "ferret.events.partition-by-tenant", "true",
+                "ferret.daemon.worker-threads", "16",
+                "ferret.tenancy.databases", "east, west",
+                "ferret.tenancy.database.east.datasource", "jdbc/east",
+                "ferret.tenancy.database.east.tenants", "acme, globex",
+                "ferret.tenancy.database.west.datasource", "jdbc/west",
+                "ferret.tenancy.database.west.tenants", "initech"));
+        assertThat(settings.problems()).isEmpty();
+        StoreOptions options = settings.applyTo(new StoreOptions());
+        assertThat(options.events().isPartitionedByTenant()).isTrue();
+        assertThat(options.daemon().getWorkerThreads()).isEqualTo(16);
+        assertThat(settings.tenancyDatabases()).containsExactly(
+                new FerretSettings.TenancyDatabase("east", "jdbc/east", java.util.List.of("acme", "globex")),
+                new FerretSettings.TenancyDatabase("west", "jdbc/west", java.util.List.of("initech")));
+    }
+
+    @Test
+    void badTenancyFailsNamingTheKeyAndValue() {
+        assertThat(read(Map.of("ferret.tenancy.databases", "east",
+                "ferret.tenancy.database.east.datasource", "jdbc/east",
+                "ferret.tenancy.database.east.tenants", "acme")).problems())
+                .singleElement().asString().contains("ferret.tenancy.databases")
+                .contains("ferret.events.partition-by-tenant=true");
+        assertThat(read(Map.of("ferret.events.partition-by-tenant", "true", "ferret.tenancy.databases", "east",
+                "ferret.tenancy.database.east.tenants", "acme")).problems())
+                .singleElement().asString().contains("ferret.tenancy.database.east.datasource");
+        assertThat(read(Map.of("ferret.events.partition-by-tenant", "true", "ferret.tenancy.databases", "east",
+                "ferret.tenancy.database.east.datasource", "jdbc/east")).problems())
+                .singleElement().asString().contains("ferret.tenancy.database.east.tenants")
+                .contains("at least one tenant");
+        assertThat(read(Map.of("ferret.events.partition-by-tenant", "true", "ferret.tenancy.databases", "east,west",
+                "ferret.tenancy.database.east.datasource", "jdbc/east",
+                "ferret.tenancy.database.east.tenants", "acme",
+                "ferret.tenancy.database.west.datasource", "jdbc/west",
+                "ferret.tenancy.database.west.tenants", "acme")).problems())
+                .singleElement().asString().contains("'acme'").contains("east").contains("west");
+        assertThat(read(Map.of("ferret.daemon.worker-threads", "0")).problems())
+                .singleElement().asString().contains("ferret.daemon.worker-threads=0");
+        assertThat(read(Map.of("ferret.events.partition-by-tenant", "yes")).problems())
+                .singleElement().asString().contains("ferret.events.partition-by-tenant=yes");
+    }
 }
