@@ -129,6 +129,40 @@ class HotColdConformanceTest {
     }
 
     @Test
+    void tenantShardsThatAppearWhileRunningAreSplitAndEachRunsOnExactlyOneNode() {
+        TestDatabase db = database("hctenants");
+        List<DocumentStore> nodes = new ArrayList<>();
+        for (String name : List.of("a", "b")) {
+            StoreOptions options = fastDaemon(db).dataSource(db.newPool(name));
+            options.events().partitionByTenant(true);
+            options.daemon().mode(DaemonMode.HOT_COLD).lockAcquireInterval(Duration.ofMillis(100))
+                    .monitoringInterval(Duration.ofMillis(300)).probeTimeout(Duration.ofMillis(200));
+            options.projections().add(new Counting("Count0"), Lifecycle.ASYNC);
+            DocumentStore store = Ferret.createStore(options);
+            toClose.add(0, store);
+            nodes.add(store);
+        }
+        List<Long> sequences = new ArrayList<>();
+        for (String tenant : List.of("t1", "t2", "t3", "t4")) {
+            try (var session = nodes.get(0).openSession(tenant)) {
+                for (int i = 0; i < 12; i++) {
+                    session.events().append("s", new DaemonFixtures.Tick(i));
+                }
+                session.saveChanges();
+            }
+            nodes.get(0).querySession(tenant).fetchStream("s").forEach(e -> sequences.add(e.sequence()));
+        }
+        await().atMost(WAIT).until(() -> owned(nodes.get(0)).size() == 2 && owned(nodes.get(1)).size() == 2);
+        Set<String> union = new HashSet<>(owned(nodes.get(0)));
+        union.addAll(owned(nodes.get(1)));
+        assertThat(union).containsExactlyInAnyOrder("Count0:All@t1", "Count0:All@t2", "Count0:All@t3",
+                "Count0:All@t4");
+        nodes.get(0).waitForNonStaleProjectionData(WAIT);
+        nodes.get(1).waitForNonStaleProjectionData(WAIT);
+        assertEachEventAppliedOnce(1, sequences);
+    }
+
+    @Test
     void aKilledLockSessionStopsItsShardsAndTheShardRunsOnOneNodeAgain() {
         TestDatabase db = database("hckill");
         DocumentStore a = node(db, "a", 1, true);
