@@ -40,7 +40,7 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
 
     @Override
     public DocumentQuery<T> queryForNonStaleData(java.time.Duration timeout) {
-        session.store.waitForNonStale(mapping.type(), timeout);
+        session.store.waitForNonStale(mapping.type(), session.tenantId, timeout);
         return this;
     }
 

@@ -170,9 +170,9 @@ public final class FerretDocumentStore implements DocumentStore {
         daemon.waitForNonStale(timeout, shard -> true);
     }
 
-    /** Waits for the async shards that write {@code documentType}. */
-    void waitForNonStale(Class<?> documentType, Duration timeout) {
-        daemon.waitForNonStale(timeout, shard -> shard.documentTypes().contains(documentType));
+    /** Waits for the async shards that write {@code documentType}; of {@code tenantId} alone when partitioned. */
+    void waitForNonStale(Class<?> documentType, String tenantId, Duration timeout) {
+        daemon.waitForNonStale(timeout, shard -> shard.documentTypes().contains(documentType), tenantId);
     }
 
     /** Where messages raised as projection side effects go, after their page committed. */

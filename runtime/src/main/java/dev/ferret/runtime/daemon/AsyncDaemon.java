@@ -392,6 +392,14 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     /** Waits for the shards {@code feeds} selects to reach the mark as it stands now. */
     public void waitForNonStale(Duration timeout, Predicate<ProjectionApplier> feeds) {
+        waitForNonStale(timeout, feeds, null);
+    }
+
+    /**
+     * Waits for the shards {@code feeds} selects to reach the mark as it stands now; with tenant-partitioned events
+     * and a {@code tenantId}, only that tenant's shards.
+     */
+    public void waitForNonStale(Duration timeout, Predicate<ProjectionApplier> feeds, String tenantId) {
         if (!running) {
             throw new IllegalStateException("the async daemon is not running on this node (daemon mode "
                     + settings.getMode() + "); there is nothing to wait for");
@@ -401,6 +409,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         // each shard's own target: the store's highest committed sequence, or its tenant's mark as just read
         Map<ShardAgent, Long> targets = new LinkedHashMap<>();
         shards.values().stream().filter(a -> feeds.test(a.applier()))
+                .filter(a -> tenantId == null || !a.partition().perTenant() || tenantId.equals(a.partition().tenantId()))
                 .forEach(a -> targets.put(a, a.partition().perTenant() ? markOf(a.partition()) : highest));
         Duration remaining = timeout.minusNanos(System.nanoTime() - started);
         boolean done;

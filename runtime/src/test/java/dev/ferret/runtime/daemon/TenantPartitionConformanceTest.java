@@ -221,7 +221,7 @@ class TenantPartitionConformanceTest {
         final CountDownLatch entered = new CountDownLatch(1);
 
         public SlowForBig() {
-            super("SlowForBig");
+            super("SlowForBig", Tally.class); // claims Tally documents, so a Tally query waits for it too
         }
 
         @Override
@@ -256,6 +256,17 @@ class TenantPartitionConformanceTest {
                         .filter(s -> s.name().equals("SlowForBig:All@big")).findFirst().orElseThrow();
                 assertThat(big.progression()).isZero();
                 assertThat(big.state()).isEqualTo(ShardState.RUNNING);
+                // a tenant's non-stale query waits for its own shards only
+                try (QuerySession small = store.querySession("small")) {
+                    assertThat(small.query(Tally.class).queryForNonStaleData(Duration.ofSeconds(30)).toList())
+                            .singleElement().satisfies(t -> assertThat(t.count()).isEqualTo(5));
+                }
+                try (QuerySession bigSession = store.querySession("big")) {
+                    assertThatThrownBy(() -> bigSession.query(Tally.class)
+                            .queryForNonStaleData(Duration.ofMillis(300)).toList())
+                            .isInstanceOf(dev.ferret.daemon.NonStaleTimeoutException.class)
+                            .hasMessageContaining("SlowForBig:All@big");
+                }
                 slow.release.countDown();
                 store.waitForNonStaleProjectionData(WAIT);
             }
