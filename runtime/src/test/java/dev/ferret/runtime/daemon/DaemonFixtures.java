@@ -106,6 +106,36 @@ public final class DaemonFixtures {
         }
     }
 
+    /**
+     * Blocks every page of one tenant until {@link #release} opens (or the page is cancelled): a tenant with a huge
+     * backlog, or a page held past the drain bound while it holds its budget reservation.
+     */
+    public static final class BlocksTenant extends EventProjection {
+        public final CountDownLatch entered = new CountDownLatch(1);
+        public final CountDownLatch release = new CountDownLatch(1);
+        private final String tenant;
+
+        public BlocksTenant(String name, String tenant, Class<?>... documentTypes) {
+            super(name, documentTypes);
+            this.tenant = tenant;
+        }
+
+        @Override
+        public void apply(EventEnvelope event, DocumentOperations operations) {
+            if (tenant.equals(event.tenantId())) {
+                entered.countDown();
+                try {
+                    if (!release.await(120, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("tenant " + tenant + " was never released");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("cancelled in the page", e);
+                }
+            }
+        }
+    }
+
     /** Settings fast enough for tests; correctness never depends on them. */
     public static StoreOptions fastDaemon(TestDatabase db) {
         StoreOptions options = db.options();

@@ -110,35 +110,10 @@ class LoadBudgetConformanceTest {
         }
     }
 
-    /** Blocks the first page of tenant "big" in its write, holding that page's reservation. */
-    public static final class BlocksBig extends EventProjection {
-        final CountDownLatch entered = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
-
-        public BlocksBig() {
-            super("BlocksBig");
-        }
-
-        @Override
-        public void apply(EventEnvelope event, DocumentOperations operations) {
-            if ("big".equals(event.tenantId())) {
-                entered.countDown();
-                try {
-                    if (!release.await(120, TimeUnit.SECONDS)) {
-                        throw new IllegalStateException("never released");
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("cancelled in the page", e);
-                }
-            }
-        }
-    }
-
     @Test
     void aTenantWaitingForRoomStaysRunningAndTheDrainCancelsItAndTheBlockedPageReturningAllRoom() throws Exception {
         try (TestDatabase db = TestDatabase.create("tbdrain")) {
-            BlocksBig blocks = new BlocksBig();
+            DaemonFixtures.BlocksTenant blocks = new DaemonFixtures.BlocksTenant("BlocksBig", "big");
             StoreOptions options = tenantAgents(db, 50);
             options.daemon().stopAndDrainTimeout(Duration.ofSeconds(1));
             options.projections().add(blocks, Lifecycle.ASYNC);

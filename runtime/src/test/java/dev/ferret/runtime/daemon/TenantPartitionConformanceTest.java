@@ -215,35 +215,11 @@ class TenantPartitionConformanceTest {
         }
     }
 
-    /** Blocks every page of tenant "big" until released: a tenant with a huge backlog or a slow rebuild. */
-    public static final class SlowForBig extends EventProjection {
-        final CountDownLatch release = new CountDownLatch(1);
-        final CountDownLatch entered = new CountDownLatch(1);
-
-        public SlowForBig() {
-            super("SlowForBig", Tally.class); // claims Tally documents, so a Tally query waits for it too
-        }
-
-        @Override
-        public void apply(EventEnvelope event, DocumentOperations operations) {
-            if ("big".equals(event.tenantId())) {
-                entered.countDown();
-                try {
-                    if (!release.await(120, TimeUnit.SECONDS)) {
-                        throw new IllegalStateException("never released");
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                }
-            }
-        }
-    }
-
     @Test
     void aStalledTenantDoesNotHoldUpTheOthers() throws Exception {
         try (TestDatabase db = TestDatabase.create("tstall")) {
-            SlowForBig slow = new SlowForBig();
+            // claims Tally documents, so a Tally query waits for it too
+            DaemonFixtures.BlocksTenant slow = new DaemonFixtures.BlocksTenant("SlowForBig", "big", Tally.class);
             StoreOptions options = partitioned(db);
             options.projections().add(slow, Lifecycle.ASYNC);
             try (DocumentStore store = Ferret.createStore(options)) {
