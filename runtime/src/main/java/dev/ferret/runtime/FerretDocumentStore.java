@@ -8,7 +8,6 @@ import dev.ferret.FerretException;
 import dev.ferret.JsonSerializer;
 import dev.ferret.QuerySession;
 import dev.ferret.StoreOptions;
-import dev.ferret.ConfigurationException;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.daemon.ProjectionDaemon;
