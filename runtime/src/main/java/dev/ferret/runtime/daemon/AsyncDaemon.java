@@ -232,7 +232,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     /** Runs on the scheduler thread only. */
     private void poll() {
-        Duration next;
+        Duration next = pollBackoff;
         try {
             boolean moved = detect();
             pollBackoff = settings.getPollingInterval();
@@ -247,8 +247,10 @@ public final class AsyncDaemon implements ProjectionDaemon {
             next = pollBackoff;
             pollBackoff = pollBackoff.multipliedBy(2).compareTo(settings.getMaxRetryBackoff()) > 0
                     ? settings.getMaxRetryBackoff() : pollBackoff.multipliedBy(2);
+        } finally {
+            // whatever escaped above (even an Error while logging), polling must not silently end
+            schedulePoll(next);
         }
-        schedulePoll(next);
     }
 
     /**

@@ -411,6 +411,9 @@ final class ShardAgent {
                     }
                 }
             }
+        } finally {
+            // back in the pool it may be lent to someone else: a drain's abort must never reach it
+            pageConnection = null;
         }
         // a short page read everything up to the mark: holes below it are permanent, so the shard reaches it
         long end = rows < batchSize ? to : lastRow;
