@@ -11,7 +11,6 @@ import java.sql.DatabaseMetaData;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -54,15 +53,7 @@ public final class AppendBenchmark {
     }
 
     public static void main(String[] argv) throws Exception {
-        Map<String, String> args = new HashMap<>();
-        for (String a : argv) {
-            int eq = a.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("arguments are key=value, got: " + a);
-            }
-            args.put(a.substring(0, eq), a.substring(eq + 1));
-        }
-        new AppendBenchmark(args).run();
+        new AppendBenchmark(BenchArgs.parse(argv)).run();
     }
 
     /** One measured configuration. */

@@ -118,16 +118,7 @@ public final class CatchUpBenchmark {
     }
 
     public static void main(String[] argv) throws Exception {
-        Map<String, String> args = new HashMap<>();
-        for (String a : argv) {
-            String token = a.startsWith("--") ? a.substring(2) : a;
-            int eq = token.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("arguments are key=value, got: " + a);
-            }
-            args.put(token.substring(0, eq), token.substring(eq + 1));
-        }
-        new CatchUpBenchmark(args).run();
+        new CatchUpBenchmark(BenchArgs.parse(argv)).run();
     }
 
     private static void log(String message) {

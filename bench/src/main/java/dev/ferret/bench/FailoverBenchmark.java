@@ -17,8 +17,6 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -37,14 +35,13 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class FailoverBenchmark {
 
-    private final Map<String, String> args = new HashMap<>();
+    private final Map<String, String> args;
     private final Map<Long, AtomicInteger> applications = new ConcurrentHashMap<>();
     private final AtomicLong lastAppliedAppendNanos = new AtomicLong();
     private final Map<Long, Long> appendedAt = new ConcurrentHashMap<>();
 
     private FailoverBenchmark(String[] argv) {
-        Arrays.stream(argv).map(a -> a.split("=", 2)).filter(kv -> kv.length == 2)
-                .forEach(kv -> args.put(kv[0], kv[1]));
+        this.args = BenchArgs.parse(argv);
     }
 
     private String arg(String key, String fallback) {

@@ -217,16 +217,7 @@ public final class TenantRebuildHarness {
     }
 
     public static void main(String[] argv) throws Exception {
-        Map<String, String> args = new LinkedHashMap<>();
-        for (String a : argv) {
-            String token = a.startsWith("--") ? a.substring(2) : a;
-            int eq = token.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("arguments are key=value, got: " + a);
-            }
-            args.put(token.substring(0, eq), token.substring(eq + 1));
-        }
-        TenantRebuildHarness harness = new TenantRebuildHarness(args);
+        TenantRebuildHarness harness = new TenantRebuildHarness(BenchArgs.parse(argv));
         switch (harness.arg("mode", "parent")) {
             case "parent" -> harness.parent();
             case "prepare" -> {
