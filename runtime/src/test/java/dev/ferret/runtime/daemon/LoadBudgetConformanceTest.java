@@ -7,6 +7,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
+import dev.ferret.EventEnvelope;
+import dev.ferret.projections.DocumentOperations;
+import dev.ferret.projections.EventProjection;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.projections.Snapshot;
 import dev.ferret.runtime.Ferret;
@@ -22,6 +25,11 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
@@ -103,6 +111,69 @@ class LoadBudgetConformanceTest {
                 assertThat(budget.inFlight()).isZero();
                 assertThat(budget.waiting()).isZero();
                 assertThat(budget.grants()).isGreaterThanOrEqualTo(12 * 3);
+            }
+        }
+    }
+
+    /**
+     * Counts the pages being applied at once in each database. Applying runs inside the write cap, so that count is
+     * what the cap bounds. The first page of each database waits until the other database has one too: only a cap
+     * kept per database lets both in at once.
+     */
+    static final class CountsPagesPerDatabase extends EventProjection {
+        final Set<String> farTenants;
+        final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
+        final Map<String, AtomicInteger> peak = new ConcurrentHashMap<>();
+        final CountDownLatch bothDatabasesInside = new CountDownLatch(2);
+        final Set<String> arrived = ConcurrentHashMap.newKeySet();
+        final Set<String> metTheOtherInside = ConcurrentHashMap.newKeySet();
+
+        CountsPagesPerDatabase(Set<String> farTenants) {
+            super("Counts");
+            this.farTenants = farTenants;
+        }
+
+        @Override
+        public void apply(EventEnvelope event, DocumentOperations operations) {
+            String database = farTenants.contains(event.tenantId()) ? "far" : "default";
+            int now = inFlight.computeIfAbsent(database, d -> new AtomicInteger()).incrementAndGet();
+            peak.computeIfAbsent(database, d -> new AtomicInteger()).accumulateAndGet(now, Math::max);
+            try {
+                if (arrived.add(database)) {
+                    bothDatabasesInside.countDown();
+                    if (bothDatabasesInside.await(60, TimeUnit.SECONDS)) {
+                        metTheOtherInside.add(database);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("cancelled in the page", e);
+            } finally {
+                inFlight.get(database).decrementAndGet();
+            }
+        }
+    }
+
+    @Test
+    void theBatchWriteCapHoldsInEachDatabaseAndNotAcrossThem() throws Exception {
+        try (TestDatabase db = TestDatabase.create("wcap");
+             TestDatabase far = db.sibling("far")) {
+            StoreOptions options = tenantAgents(db, 0);
+            options.daemon().maxConcurrentBatchWritesPerDatabase(1).maxConcurrentEventLoadsPerDatabase(1);
+            options.tenancy().database("far", far.dataSource(), "far-1", "far-2", "far-3");
+            CountsPagesPerDatabase counts = new CountsPagesPerDatabase(Set.of("far-1", "far-2", "far-3"));
+            options.projections().add(counts, Lifecycle.ASYNC);
+            try (DocumentStore store = Ferret.createStore(options)) {
+                for (String tenant : List.of("near-1", "near-2", "near-3", "far-1", "far-2", "far-3")) {
+                    appendTicks(store, tenant, 120);
+                }
+                store.waitForNonStaleProjectionData(WAIT);
+                assertThat(counts.metTheOtherInside).as("databases whose first page met the other's inside")
+                        .containsExactlyInAnyOrder("default", "far");
+                assertThat(counts.peak.get("default")).hasValue(1);
+                assertThat(counts.peak.get("far")).hasValue(1);
+                assertThat(store.daemon().status().shards()).hasSize(6)
+                        .allSatisfy(shard -> assertThat(shard.lag()).isZero());
             }
         }
     }
