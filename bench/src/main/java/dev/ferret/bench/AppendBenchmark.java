@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Run: {@code mvn -B -ntp -q -pl bench -am -DskipTests -Pappend verify -Dappend.args="engine=postgres"}.
  * Arguments are space-separated {@code key=value}: {@code engine} (h2 | postgres), {@code url}, {@code writers}
- * (4), {@code saves} (saveChanges per writer, 400), {@code perSave} (events per save, 10), {@code rounds} (3; the
+ * (4), {@code saves} (saveChanges per writer, 400), {@code perSave} (events per save, 10), {@code rounds} (5; the
  * best round is reported, after one warm-up round).
  */
 public final class AppendBenchmark {
@@ -41,15 +41,11 @@ public final class AppendBenchmark {
 
     private AppendBenchmark(Map<String, String> args) {
         String engine = args.getOrDefault("engine", "h2").toLowerCase(Locale.ROOT);
-        this.url = args.getOrDefault("url", switch (engine) {
-            case "h2" -> "jdbc:h2:mem:append;DB_CLOSE_DELAY=-1";
-            case "postgres", "postgresql" -> "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
-            default -> throw new IllegalArgumentException("engine must be h2 or postgres, was: " + engine);
-        });
+        this.url = BenchArgs.url(args, engine, "append");
         this.writers = Integer.parseInt(args.getOrDefault("writers", "4"));
         this.saves = Integer.parseInt(args.getOrDefault("saves", "400"));
         this.perSave = Integer.parseInt(args.getOrDefault("perSave", "10"));
-        this.rounds = Integer.parseInt(args.getOrDefault("rounds", "3"));
+        this.rounds = Integer.parseInt(args.getOrDefault("rounds", "5"));
     }
 
     public static void main(String[] argv) throws Exception {
@@ -92,9 +88,9 @@ public final class AppendBenchmark {
             System.out.println("| partitionByTenant | writers' tenants | events/s | save p50 | save p99 |");
             System.out.println("|---|---|---|---|---|");
             for (Result r : results) {
-                System.out.printf(Locale.ROOT, "| %s | %s | %,.0f | %.1f ms | %.1f ms |%n", r.partitioned() ? "on" : "off",
-                        r.tenants() == 1 ? "all in one" : "one each", r.eventsPerSecond(), r.p50Millis(),
-                        r.p99Millis());
+                System.out.printf(Locale.ROOT, "| %s | %s | %,.0f | %.1f ms | %.1f ms |%n",
+                        r.partitioned() ? "on" : "off", r.tenants() == 1 ? "all in one" : "one each",
+                        r.eventsPerSecond(), r.p50Millis(), r.p99Millis());
             }
         }
     }
@@ -109,12 +105,14 @@ public final class AppendBenchmark {
             ExecutorService pool = Executors.newFixedThreadPool(writers);
             CyclicBarrier start = new CyclicBarrier(writers + 1);
             try {
-                List<Future<long[]>> latencies = new ArrayList<>();
+                // each writer fills its own slice; Future.get publishes it to this thread
+                long[] nanos = new long[writers * saves];
+                List<Future<?>> done = new ArrayList<>();
                 for (int w = 0; w < writers; w++) {
                     String tenant = "tenant-" + (w % tenants);
                     String stream = "writer-" + w;
-                    latencies.add(pool.submit(() -> {
-                        long[] nanos = new long[saves];
+                    int slice = w * saves;
+                    done.add(pool.submit(() -> {
                         start.await(60, TimeUnit.SECONDS);
                         for (int s = 0; s < saves; s++) {
                             List<Tick> ticks = new ArrayList<>(perSave);
@@ -126,24 +124,20 @@ public final class AppendBenchmark {
                                 session.events().append(stream, ticks);
                                 session.saveChanges();
                             }
-                            nanos[s] = System.nanoTime() - began;
+                            nanos[slice + s] = System.nanoTime() - began;
                         }
-                        return nanos;
+                        return null;
                     }));
                 }
                 start.await(60, TimeUnit.SECONDS);
                 long began = System.nanoTime();
-                long[] all = new long[0];
-                for (Future<long[]> f : latencies) {
-                    long[] one = f.get(10, TimeUnit.MINUTES);
-                    long[] merged = Arrays.copyOf(all, all.length + one.length);
-                    System.arraycopy(one, 0, merged, all.length, one.length);
-                    all = merged;
+                for (Future<?> f : done) {
+                    f.get(10, TimeUnit.MINUTES);
                 }
                 double seconds = (System.nanoTime() - began) / 1e9;
-                Arrays.sort(all);
+                Arrays.sort(nanos);
                 return new Result(partitioned, tenants, writers * (double) saves * perSave / seconds,
-                        all[all.length / 2] / 1e6, all[(int) (all.length * 0.99)] / 1e6);
+                        nanos[nanos.length / 2] / 1e6, nanos[(int) (nanos.length * 0.99)] / 1e6);
             } finally {
                 pool.shutdownNow();
                 try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {

@@ -21,4 +21,20 @@ final class BenchArgs {
         }
         return args;
     }
+
+    /**
+     * The {@code url} argument, or the default database of {@code engine}: the machine's PostgreSQL, or an in-memory
+     * H2 database named {@code h2Name}.
+     */
+    static String url(Map<String, String> args, String engine, String h2Name) {
+        String given = args.get("url");
+        if (given != null) {
+            return given;
+        }
+        return switch (engine) {
+            case "h2" -> "jdbc:h2:mem:" + h2Name + ";DB_CLOSE_DELAY=-1";
+            case "postgres", "postgresql" -> "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+            default -> throw new IllegalArgumentException("engine must be h2 or postgres, was: " + engine);
+        };
+    }
 }

@@ -89,11 +89,7 @@ public final class CatchUpBenchmark {
     private CatchUpBenchmark(Map<String, String> args) {
         this.args = args;
         this.engineName = arg("engine", "h2").toLowerCase(Locale.ROOT);
-        this.url = arg("url", switch (engineName) {
-            case "h2" -> "jdbc:h2:mem:bench;DB_CLOSE_DELAY=-1";
-            case "postgres", "postgresql" -> "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
-            default -> throw new IllegalArgumentException("engine must be h2 or postgres, was: " + engineName);
-        });
+        this.url = BenchArgs.url(args, engineName, "bench");
         this.events = Integer.parseInt(arg("events", "100000"));
         this.streams = Integer.parseInt(arg("streams", "1000"));
         this.perSave = Integer.parseInt(arg("perSave", "100"));

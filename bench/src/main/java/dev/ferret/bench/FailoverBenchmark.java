@@ -18,6 +18,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -82,9 +83,8 @@ public final class FailoverBenchmark {
     }
 
     private void run() throws Exception {
-        String engine = arg("engine", "postgres");
-        String url = arg("url", engine.equals("h2") ? "jdbc:h2:mem:failover;DB_CLOSE_DELAY=-1"
-                : "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+        String engine = arg("engine", "postgres").toLowerCase(Locale.ROOT);
+        String url = BenchArgs.url(args, engine, "failover");
         String schema = "bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
         int kills = Integer.parseInt(arg("kills", "10"));
         HikariDataSource admin = pool(url, "admin");

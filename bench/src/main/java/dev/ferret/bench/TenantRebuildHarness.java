@@ -186,11 +186,7 @@ public final class TenantRebuildHarness {
     private TenantRebuildHarness(Map<String, String> args) {
         this.args = args;
         this.engine = arg("engine", "postgres").toLowerCase(Locale.ROOT);
-        this.url = arg("url", switch (engine) {
-            case "postgres", "postgresql" -> "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
-            case "h2" -> "jdbc:h2:mem:tenants;DB_CLOSE_DELAY=-1";
-            default -> throw new IllegalArgumentException("engine must be postgres or h2, was: " + engine);
-        });
+        this.url = BenchArgs.url(args, engine, "tenants");
         this.tenants = intArg("tenants", 24);
         this.pages = intArg("pages", 5);
         this.batch = intArg("batch", 500);

@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -274,6 +275,79 @@ class LoadBudgetConformanceTest {
                 next.waitForNonStaleProjectionData(WAIT);
                 assertThat(shard(next, "Tally:All@acme").progression()).isEqualTo(10);
             }
+        }
+    }
+
+    /**
+     * Records every abort of a connection its borrower had already closed, and holds the first connection a shard
+     * asks for after closing its page load until the drain interrupts it: a shard caught between load and write.
+     */
+    private static DataSource abortsAfterClose(DataSource target, List<String> abortedAfterClose,
+                                               CountDownLatch betweenLoadAndWrite) {
+        ThreadLocal<Boolean> justLoaded = ThreadLocal.withInitial(() -> false);
+        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection") && justLoaded.get()
+                            && betweenLoadAndWrite.getCount() > 0) {
+                        betweenLoadAndWrite.countDown();
+                        try {
+                            new CountDownLatch(1).await(); // until the drain cancels the page
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new SQLException("write cancelled", e);
+                        }
+                    }
+                    Object result = invoke(method, target, args);
+                    if (!method.getName().equals("getConnection")) {
+                        return result;
+                    }
+                    Connection connection = (Connection) result;
+                    AtomicBoolean closed = new AtomicBoolean();
+                    AtomicBoolean loads = new AtomicBoolean();
+                    return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                            (p, m, a) -> {
+                                switch (m.getName()) {
+                                    case "prepareStatement" -> {
+                                        if (String.valueOf(a[0]).contains("ORDER BY tenant_seq")) {
+                                            loads.set(true);
+                                        }
+                                    }
+                                    case "close" -> {
+                                        closed.set(true);
+                                        justLoaded.set(loads.get());
+                                    }
+                                    case "abort" -> {
+                                        if (closed.get()) {
+                                            abortedAfterClose.add(Thread.currentThread().getName());
+                                            return null;
+                                        }
+                                    }
+                                    default -> { }
+                                }
+                                return invoke(m, connection, a);
+                            });
+                });
+    }
+
+    @Test
+    void theDrainNeverAbortsALoadConnectionAlreadyBackInThePool() throws Exception {
+        try (TestDatabase db = TestDatabase.create("tbabort")) {
+            List<String> abortedAfterClose = new java.util.concurrent.CopyOnWriteArrayList<>();
+            CountDownLatch betweenLoadAndWrite = new CountDownLatch(1);
+            StoreOptions options = tenantAgents(db, 500);
+            options.dataSource(abortsAfterClose(db.dataSource(), abortedAfterClose, betweenLoadAndWrite));
+            options.daemon().stopAndDrainTimeout(Duration.ofSeconds(1));
+            options.projections().add(DaemonFixtures.tallySnapshot(), Lifecycle.ASYNC);
+            DocumentStore store = Ferret.createStore(options);
+            LoadBudget budget = budgetOf(store);
+            try {
+                appendTicks(store, "acme", 10);
+                assertThat(betweenLoadAndWrite.await(60, TimeUnit.SECONDS)).isTrue();
+            } finally {
+                store.close(); // the drain bound cancels the page held between its load and its write
+            }
+            assertThat(abortedAfterClose).as("aborts of connections already closed by their borrower").isEmpty();
+            assertThat(budget.inFlight()).isZero();
         }
     }
 }
