@@ -31,6 +31,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
@@ -251,15 +252,21 @@ class LoadBudgetConformanceTest {
         }
     }
 
+    /** Tenant agents folding the tally over {@code dataSource}, with a one-second drain bound. */
+    private static StoreOptions tallyWithShortDrain(TestDatabase db, DataSource dataSource) {
+        StoreOptions options = tenantAgents(db, 500);
+        options.dataSource(dataSource);
+        options.daemon().stopAndDrainTimeout(Duration.ofSeconds(1));
+        options.projections().add(DaemonFixtures.tallySnapshot(), Lifecycle.ASYNC);
+        return options;
+    }
+
     @Test
     void theDrainCancelsAnAgentStuckLoadingAndReturnsItsReservation() throws Exception {
         try (TestDatabase db = TestDatabase.create("tbload")) {
             CountDownLatch stuck = new CountDownLatch(1);
             CountDownLatch entered = new CountDownLatch(1);
-            StoreOptions options = tenantAgents(db, 500);
-            options.dataSource(stuckLoads(db.dataSource(), stuck, entered));
-            options.daemon().stopAndDrainTimeout(Duration.ofSeconds(1));
-            options.projections().add(DaemonFixtures.tallySnapshot(), Lifecycle.ASYNC);
+            StoreOptions options = tallyWithShortDrain(db, stuckLoads(db.dataSource(), stuck, entered));
             DocumentStore store = Ferret.createStore(options);
             LoadBudget budget = budgetOf(store);
             try {
@@ -332,12 +339,9 @@ class LoadBudgetConformanceTest {
     @Test
     void theDrainNeverAbortsALoadConnectionAlreadyBackInThePool() throws Exception {
         try (TestDatabase db = TestDatabase.create("tbabort")) {
-            List<String> abortedAfterClose = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<String> abortedAfterClose = new CopyOnWriteArrayList<>();
             CountDownLatch betweenLoadAndWrite = new CountDownLatch(1);
-            StoreOptions options = tenantAgents(db, 500);
-            options.dataSource(abortsAfterClose(db.dataSource(), abortedAfterClose, betweenLoadAndWrite));
-            options.daemon().stopAndDrainTimeout(Duration.ofSeconds(1));
-            options.projections().add(DaemonFixtures.tallySnapshot(), Lifecycle.ASYNC);
+            StoreOptions options = tallyWithShortDrain(db, abortsAfterClose(db.dataSource(), abortedAfterClose, betweenLoadAndWrite));
             DocumentStore store = Ferret.createStore(options);
             LoadBudget budget = budgetOf(store);
             try {
