@@ -135,6 +135,9 @@ SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, t
 -- daemon.selectProgression
 SELECT last_seq_id FROM PUBLIC.pc_event_progression WHERE name = ?
 
+-- daemon.selectProgressionStamp
+SELECT last_seq_id, last_updated FROM PUBLIC.pc_event_progression WHERE name = ?
+
 -- daemon.advanceProgression
 MERGE INTO PUBLIC.pc_event_progression AS p USING (VALUES (CAST(? AS VARCHAR(250)), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS TIMESTAMP WITH TIME ZONE))) AS s (name, floor, last_seq_id, last_updated) ON p.name = s.name WHEN MATCHED AND p.last_seq_id = s.floor THEN UPDATE SET last_seq_id = s.last_seq_id, last_updated = s.last_updated WHEN NOT MATCHED AND s.floor = 0 THEN INSERT (name, last_seq_id, last_updated) VALUES (s.name, s.last_seq_id, s.last_updated)
 
@@ -149,6 +152,9 @@ INSERT INTO PUBLIC.pc_dead_letters (projection, seq_id, event_id, type, tenant_i
 
 -- daemon.countLiveNodes
 SELECT COUNT(*) FROM PUBLIC.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id > ?
+
+-- daemon.deleteDeadNodes
+DELETE FROM PUBLIC.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id < ?
 
 -- documents.propertyEquals
 PUBLIC.pc_json_text(CAST(data AS VARCHAR), ?) = ?

@@ -130,6 +130,9 @@ SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_
 -- daemon.selectProgression
 SELECT last_seq_id FROM public.pc_event_progression WHERE name = ?
 
+-- daemon.selectProgressionStamp
+SELECT last_seq_id, last_updated FROM public.pc_event_progression WHERE name = ?
+
 -- daemon.advanceProgression
 WITH s (name, floor, last_seq_id, last_updated) AS (VALUES (CAST(? AS varchar), CAST(? AS bigint), CAST(? AS bigint), CAST(? AS timestamptz))), moved AS (UPDATE public.pc_event_progression AS p SET last_seq_id = s.last_seq_id, last_updated = s.last_updated FROM s WHERE p.name = s.name AND p.last_seq_id = s.floor RETURNING 1), created AS (INSERT INTO public.pc_event_progression (name, last_seq_id, last_updated) SELECT name, last_seq_id, last_updated FROM s WHERE s.floor = 0 AND NOT EXISTS (SELECT 1 FROM moved) ON CONFLICT (name) DO NOTHING RETURNING 1) SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM created)
 
@@ -144,6 +147,9 @@ INSERT INTO public.pc_dead_letters (projection, seq_id, event_id, type, tenant_i
 
 -- daemon.countLiveNodes
 SELECT COUNT(*) FROM public.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id > ?
+
+-- daemon.deleteDeadNodes
+DELETE FROM public.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id < ?
 
 -- documents.propertyEquals
 data ->> ? = ?

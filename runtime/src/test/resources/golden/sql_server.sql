@@ -142,6 +142,9 @@ SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_
 -- daemon.selectProgression
 SELECT last_seq_id FROM dbo.pc_event_progression WHERE name = ?
 
+-- daemon.selectProgressionStamp
+SELECT last_seq_id, last_updated FROM dbo.pc_event_progression WHERE name = ?
+
 -- daemon.advanceProgression
 MERGE dbo.pc_event_progression WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?)) AS source (name, floor, last_seq_id, last_updated) ON target.name = source.name WHEN MATCHED AND target.last_seq_id = source.floor THEN UPDATE SET target.last_seq_id = source.last_seq_id, target.last_updated = source.last_updated WHEN NOT MATCHED AND source.floor = 0 THEN INSERT (name, last_seq_id, last_updated) VALUES (source.name, source.last_seq_id, source.last_updated);
 
@@ -156,6 +159,9 @@ INSERT INTO dbo.pc_dead_letters (projection, seq_id, event_id, type, tenant_id, 
 
 -- daemon.countLiveNodes
 SELECT COUNT(*) FROM dbo.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id > ?
+
+-- daemon.deleteDeadNodes
+DELETE FROM dbo.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id < ?
 
 -- documents.propertyEquals
 JSON_VALUE(data, ?) = ?

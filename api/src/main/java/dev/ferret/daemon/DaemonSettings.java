@@ -26,6 +26,7 @@ public final class DaemonSettings {
     private int maxTransientRetries = 5;
     private Duration transientRetryBackoff = Duration.ofMillis(100);
     private Duration maxRetryBackoff = Duration.ofSeconds(5);
+    private Duration stalledShardThreshold = Duration.ofMinutes(2);
 
     public DaemonSettings mode(DaemonMode mode) {
         this.mode = Objects.requireNonNull(mode, "mode");
@@ -226,6 +227,29 @@ public final class DaemonSettings {
     public DaemonSettings maxRetryBackoff(Duration backoff) {
         this.maxRetryBackoff = positive("daemon.max-retry-backoff", backoff);
         return this;
+    }
+
+    /**
+     * How long a shard that should run may stay behind its mark without committing a page before the daemon reports
+     * it stalled and liveness goes DOWN; default 2 min. Keep it above your slowest page (load, apply and commit).
+     */
+    public DaemonSettings stalledShardThreshold(Duration threshold) {
+        this.stalledShardThreshold = positive("daemon.stalled-shard-threshold", threshold);
+        return this;
+    }
+
+    public Duration getStalledShardThreshold() {
+        return stalledShardThreshold;
+    }
+
+    /**
+     * How long the high water mark detector may go without finishing a cycle before liveness goes DOWN: three polling
+     * intervals (the back-off after a failed read is capped by the longest of them and the retry back-off), plus the
+     * longest a cycle may wait on the append fence and a lock probe.
+     */
+    public Duration detectorHeartbeatBound() {
+        Duration slowestPause = pollingInterval.compareTo(maxRetryBackoff) >= 0 ? pollingInterval : maxRetryBackoff;
+        return slowestPause.multipliedBy(3).plus(appendFenceTimeout).plus(probeTimeout);
     }
 
     /**

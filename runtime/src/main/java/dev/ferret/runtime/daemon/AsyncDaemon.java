@@ -29,7 +29,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -72,7 +71,11 @@ public final class AsyncDaemon implements ProjectionDaemon {
     private final Map<String, Semaphore> loads = new java.util.HashMap<>();
     private final Map<String, Semaphore> writes = new java.util.HashMap<>();
     private final ShardOwnership ownership;
-    private ScheduledFuture<?> nextPoll;
+    /** The detector's loop; its last finished run is the daemon's heartbeat. */
+    private final RearmingLoop polling;
+    /** Re-arms every other loop and wakes shards whose wake-up was lost; re-armed itself by polling and status. */
+    private final RearmingLoop supervisor;
+    /** Written by the polling loop's runs only (one at a time). */
     private Duration pollBackoff;
 
     public AsyncDaemon(FerretDocumentStore store, DaemonSettings settings, List<ProjectionApplier> appliers,
@@ -97,6 +100,14 @@ public final class AsyncDaemon implements ProjectionDaemon {
         this.budget = new LoadBudget(settings.getTenantLoadBudget(), settings.getTenantLoadMemoryThreshold());
         this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !appliers.isEmpty()
                 ? new ShardOwnership(this) : null;
+        // a run that has not started this long after it was due was refused or dropped; the scheduler may be busy
+        // that long with a detection waiting on the fence or a lock probe
+        Duration grace = settings.getPollingInterval().plus(settings.getAppendFenceTimeout())
+                .plus(settings.getProbeTimeout());
+        this.polling = new RearmingLoop("high water mark detection", executors.scheduler(), this::pollOnce,
+                settings.getPollingInterval(), grace, System::nanoTime);
+        this.supervisor = new RearmingLoop("daemon supervisor", executors.scheduler(), this::supervise,
+                settings.getPollingInterval(), grace, System::nanoTime);
         if (!store.partitionedByTenant()) {
             register(agentsFor(new LogPartition(null, store.databases().main())));
         }
@@ -219,20 +230,14 @@ public final class AsyncDaemon implements ProjectionDaemon {
         } else {
             shards.values().forEach(ShardAgent::start);
         }
-        schedulePoll(Duration.ZERO);
+        polling.start(Duration.ZERO);
+        supervisor.start(settings.getPollingInterval());
         LOG.info("Async daemon started in {} mode with {}", settings.getMode(), store.partitionedByTenant()
                 ? appliers.size() + " projections per tenant" : shards.size() + " shards");
     }
 
-    private synchronized void schedulePoll(Duration delay) {
-        if (running) {
-            nextPoll = executors.scheduler().schedule(this::poll, delay.toMillis(), TimeUnit.MILLISECONDS);
-        }
-    }
-
-    /** Runs on the scheduler thread only. */
-    private void poll() {
-        Duration next = pollBackoff;
+    /** One run of the detector's loop, on the scheduler thread; returns the delay before the next. */
+    private Duration pollOnce() {
         try {
             boolean moved = detect();
             pollBackoff = settings.getPollingInterval();
@@ -240,17 +245,38 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 board.changed();
             }
             // right after a move more events are likely on their way
-            next = moved ? settings.getPollingInterval().dividedBy(4) : settings.getPollingInterval();
-        } catch (Throwable e) {
+            return moved ? settings.getPollingInterval().dividedBy(4) : settings.getPollingInterval();
+        } catch (Exception e) {
+            Duration next = pollBackoff;
             LOG.warn("High water mark detection failed; keeping mark {} and retrying in {}: {}", detector.mark(),
-                    pollBackoff, e.toString());
-            next = pollBackoff;
-            pollBackoff = pollBackoff.multipliedBy(2).compareTo(settings.getMaxRetryBackoff()) > 0
-                    ? settings.getMaxRetryBackoff() : pollBackoff.multipliedBy(2);
+                    next, e.toString());
+            pollBackoff = next.multipliedBy(2).compareTo(settings.getMaxRetryBackoff()) > 0
+                    ? settings.getMaxRetryBackoff() : next.multipliedBy(2);
+            return next;
         } finally {
-            // whatever escaped above (even an Error while logging), polling must not silently end
-            schedulePoll(next);
+            // the polling loop may have been the one that was lost: its partner comes back with it
+            supervisor.rearmIfOverdue();
         }
+    }
+
+    /**
+     * One run of the supervisor: every loop that missed its run is scheduled again and every shard that should run
+     * and has no run (its wake-up was refused, dropped or cancelled) is woken. Cheap: no database work.
+     */
+    private Duration supervise() {
+        polling.rearmIfOverdue();
+        if (ownership != null) {
+            ownership.rearmIfOverdue();
+        }
+        long now = System.nanoTime();
+        for (ShardAgent agent : shards.values()) {
+            try {
+                agent.heal(now);
+            } catch (RuntimeException e) {
+                LOG.warn("Healing shard {} failed: {}", agent.name(), e.toString());
+            }
+        }
+        return settings.getPollingInterval();
     }
 
     /**
@@ -319,23 +345,25 @@ public final class AsyncDaemon implements ProjectionDaemon {
         return detector.mark();
     }
 
-    /** Stops polling and every shard, and the executors when the daemon owns them. */
+    /** Stops polling and every shard within one drain bound. */
     public void stop() {
+        stop(ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout()));
+    }
+
+    private void stop(long deadline) {
         synchronized (this) {
             if (!running) {
                 return;
             }
             running = false;
-            if (nextPoll != null) {
-                nextPoll.cancel(false);
-            }
         }
+        supervisor.stop();
+        polling.stop();
         // every shard drains at once, so stopping many takes about one bound rather than one per shard
         requestStopAll();
-        long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout());
         long cancelled = shards.values().stream().filter(agent -> !agent.awaitStop(deadline)).count();
         if (ownership != null) {
-            ownership.stop();
+            ownership.stop(deadline);
         }
         board.changed();
         LOG.info("Async daemon stopped{}", cancelled == 0 ? "" : "; " + cancelled
@@ -347,16 +375,22 @@ public final class AsyncDaemon implements ProjectionDaemon {
         shards.values().forEach(ShardAgent::requestStop);
     }
 
-    /** Stops, and shuts the executors down when the daemon owns them. */
+    /**
+     * Stops, and shuts the executors down when the daemon owns them, all within the one drain bound: a page that
+     * ignores both the interrupt and its aborted connection is left to end on its own thread, never waited for twice.
+     */
     public void close() {
-        stop();
+        long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout());
+        stop(deadline);
         budget.close();
         if (executors.ownedByDaemon()) {
             executors.scheduler().shutdownNow();
             executors.workers().shutdown();
             try {
-                if (!executors.workers().awaitTermination(settings.getStopAndDrainTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                long remaining = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                if (!executors.workers().awaitTermination(Math.max(0, remaining), TimeUnit.NANOSECONDS)) {
                     executors.workers().shutdownNow();
+                    LOG.warn("A shard page ignored the drain bound's cancel; its worker thread is left to end alone");
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -365,12 +399,48 @@ public final class AsyncDaemon implements ProjectionDaemon {
         }
     }
 
+    /**
+     * The daemon's state. Reading it also re-arms the loops found overdue (after the snapshot is taken, so the
+     * snapshot still tells that they were): a health probe revives a daemon whose own supervisor was lost too.
+     */
     @Override
     public DaemonStatus status() {
         Map<String, ShardAgent> current = shards;
         List<ShardStatus> statuses = new ArrayList<>(current.size());
         current.values().forEach(agent -> statuses.add(agent.status()));
-        return new DaemonStatus(settings.getMode(), running, markStatus(), statuses);
+        boolean on = running;
+        List<String> problems = on ? livenessProblems(statuses) : List.of();
+        DaemonStatus status = new DaemonStatus(settings.getMode(), on, markStatus(), statuses,
+                on ? polling.sinceLastRun() : Duration.ZERO, problems);
+        if (on) {
+            polling.rearmIfOverdue();
+            supervisor.rearmIfOverdue();
+        }
+        return status;
+    }
+
+    /** What keeps the daemon from healing by itself, each naming what and how long. */
+    private List<String> livenessProblems(List<ShardStatus> statuses) {
+        List<String> problems = new ArrayList<>();
+        Duration heartbeat = polling.sinceLastRun();
+        Duration bound = settings.detectorHeartbeatBound();
+        if (heartbeat.compareTo(bound) > 0) {
+            problems.add("the high water mark detector has not finished a cycle for " + heartbeat.toMillis()
+                    + " ms (bound " + bound.toMillis() + " ms); " + polling.refusals() + " runs refused, "
+                    + polling.rearms() + " re-armed");
+        }
+        if (ownership != null) {
+            ownership.livenessProblem().ifPresent(problems::add);
+        }
+        Duration stalledBound = settings.getStalledShardThreshold();
+        for (ShardStatus shard : statuses) {
+            if (shard.stalledFor().compareTo(stalledBound) > 0) {
+                problems.add("shard " + shard.name() + " is " + shard.lag() + " behind and has committed nothing for "
+                        + shard.stalledFor().toMillis() + " ms (daemon.stalled-shard-threshold "
+                        + stalledBound.toMillis() + " ms)");
+            }
+        }
+        return problems;
     }
 
     /**

@@ -1,12 +1,12 @@
 package dev.ferret.runtime.daemon;
 
 import dev.ferret.EventEnvelope;
-import dev.ferret.UnknownEventTypeException;
+import dev.ferret.FerretException;
 import dev.ferret.daemon.ApplyFailedException;
 import dev.ferret.daemon.AsyncListener;
 import dev.ferret.daemon.ChangeSet;
-import dev.ferret.daemon.ProgressionConflictException;
 import dev.ferret.daemon.DaemonMode;
+import dev.ferret.daemon.ProgressionConflictException;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
 import dev.ferret.runtime.FerretDocumentStore;
@@ -15,19 +15,28 @@ import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.projections.PageBatch;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.retry.TransientRetry;
+import dev.ferret.subscriptions.PostCommitListener;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.sql.SQLTransientException;
 import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.Future;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,9 +44,41 @@ import org.slf4j.LoggerFactory;
  * Runs one shard: loads pages above its progression up to the high water mark, applies them and commits each page's
  * documents with its progression in one transaction.
  *
- * <p>At most one run of the page loop is in flight ({@link #scheduled}); its fields are written only by that run
- * (and by {@link #start} / {@link #resetForRebuild} while no run is in flight) and published through volatiles
- * for status and waiters. A connection is held only while a page loads or writes, never while the shard waits.
+ * <h2>Lifecycle</h2>
+ * The lifecycle fields ({@link #state}, {@link #stopRequested}, {@link #loop}, {@link #retryDueNanos}) belong to
+ * this agent's monitor: every transition below takes it, so no flag can be left behind by a task that was
+ * cancelled, refused or never ran. The page loop itself runs outside the monitor, on a worker.
+ *
+ * <table>
+ * <caption>Transitions</caption>
+ * <tr><th>from</th><th>event</th><th>to</th><th>what happens</th></tr>
+ * <tr><td>STOPPED, PAUSED</td><td>{@link #start}</td><td>RUNNING (REBUILDING)</td>
+ *     <td>error cleared, progression re-read, a loop run submitted</td></tr>
+ * <tr><td>RUNNING, REBUILDING; RETRYING once its back-off is due</td><td>{@link #wake}, no loop run</td>
+ *     <td>same</td><td>a {@link LoopRun} is submitted; a refused submission leaves no run, and the
+ *     supervisor's {@link #heal} wakes it again</td></tr>
+ * <tr><td>any</td><td>a loop run ends: finished, failed, cancelled before it started</td><td>same</td>
+ *     <td>the run is cleared ({@link LoopRun#done()} or the run's own {@code finally}); woken again when
+ *     still behind the mark</td></tr>
+ * <tr><td>RUNNING, REBUILDING</td><td>transient failure (connection lost, deadlock)</td><td>RETRYING</td>
+ *     <td>back-off timer; the supervisor wakes it if the timer is refused or dropped</td></tr>
+ * <tr><td>RETRYING</td><td>a page commits</td><td>RUNNING (REBUILDING)</td><td>back-off reset</td></tr>
+ * <tr><td>RUNNING, REBUILDING, RETRYING</td><td>apply error, progression moved by another runner (SOLO)</td>
+ *     <td>PAUSED</td><td>until {@link #start} (restart, rebuild)</td></tr>
+ * <tr><td>any</td><td>{@link #requestStop}</td><td>same</td><td>no page is loaded after the one in flight</td></tr>
+ * <tr><td>any</td><td>{@link #awaitStop}</td><td>STOPPED (PAUSED stays)</td><td>waits for the run up to the
+ *     deadline, then aborts the page's connection and cancels the run</td></tr>
+ * </table>
+ *
+ * <p>The page loop's own fields ({@link #floor}, {@link #unresolved}, the page attempt) are written only by
+ * the one loop run in flight (and by {@link #start} / {@link #resetForRebuild} while none is) and published through
+ * volatiles for status and waiters. A connection is held only while a page loads or writes, never while the shard
+ * waits.
+ *
+ * <p>A page whose commit fails may have committed anyway (the server committed, the reply was lost). Its outcome is
+ * resolved before anything else: the progression row is read back on a fresh connection and compared with the
+ * (end, stamp) the page wrote. Committed, its post-commit work runs once and the shard moves on; not committed, it is
+ * re-processed. Until the outcome is known no page is loaded.
  */
 final class ShardAgent {
 
@@ -47,19 +88,28 @@ final class ShardAgent {
     private final ProjectionApplier applier;
     private final AsyncDaemon daemon;
     private final LogPartition partition;
-    private final javax.sql.DataSource dataSource;
+    private final DataSource dataSource;
     private final FerretDocumentStore store;
     private final DaemonSql sql;
     private final TransientRetry retry;
 
-    private final AtomicBoolean scheduled = new AtomicBoolean();
-    private volatile Future<?> inFlight;
-    private volatile boolean stopRequested = true;
-    private volatile ShardState state = ShardState.STOPPED;
+    // lifecycle: guarded by this
+    private ShardState state = ShardState.STOPPED;
+    private boolean stopRequested = true;
+    private LoopRun loop;
+    private long retryDueNanos;
+    private Duration retryBackoff;
+
+    // published for status, waiters and the supervisor
+    private volatile ShardState publishedState = ShardState.STOPPED;
+    private volatile boolean stopping = true;
     private volatile long floor = -1;
     private volatile Throwable error;
     private volatile boolean rebuilding;
-    private volatile Duration retryBackoff;
+    /** System.nanoTime() of this node's last commit of the shard; 0 before the first since the start. */
+    private volatile long lastCommitNanos;
+    /** Since when (System.nanoTime()) the supervisor has seen the shard behind its mark; 0 when caught up. */
+    private volatile long behindSinceNanos;
     /** The connection of the page in flight, for cancelling it; null between pages. */
     private volatile Connection pageConnection;
     /** Set once the page in flight has committed, until the next page starts. */
@@ -100,36 +150,104 @@ final class ShardAgent {
     }
 
     ShardState state() {
-        return state;
+        return publishedState;
     }
 
     ShardStatus status() {
-        return new ShardStatus(name, state, Math.max(0, floor), mark(), error);
+        long now = System.nanoTime();
+        long committed = lastCommitNanos;
+        return new ShardStatus(name, publishedState, Math.max(0, floor), mark(), error,
+                committed == 0 ? null : Duration.ofNanos(now - committed), stalledFor(now));
+    }
+
+    /**
+     * How long the shard has been behind its mark, while it should run, without committing; zero otherwise. A
+     * shard waiting for the budget or the throttles is behind and not committing too: the threshold must leave room
+     * for that.
+     */
+    Duration stalledFor(long nowNanos) {
+        long behindSince = behindSinceNanos;
+        ShardState current = publishedState;
+        if (behindSince == 0 || stopping || !(current == ShardState.RUNNING || current == ShardState.REBUILDING)) {
+            return Duration.ZERO;
+        }
+        long since = Math.max(behindSince, lastCommitNanos);
+        return Duration.ofNanos(Math.max(0, nowNanos - since));
     }
 
     /** Starts (or restarts) from the persisted progression. */
     void start() {
-        error = null;
-        floor = -1;
-        state = rebuilding ? ShardState.REBUILDING : ShardState.RUNNING;
-        stopRequested = false;
+        synchronized (this) {
+            error = null;
+            floor = -1;
+            behindSinceNanos = 0;
+            lastCommitNanos = 0;
+            retryBackoff = daemon.settings().getTransientRetryBackoff();
+            transition(rebuilding ? ShardState.REBUILDING : ShardState.RUNNING);
+            stopRequested = false;
+            stopping = false;
+        }
         daemon.board().changed();
         wake();
     }
 
-    /** Called when the mark moves: runs the page loop unless it is running already. */
+    private void transition(ShardState next) {
+        state = next;
+        publishedState = next;
+    }
+
+    /** Called when the mark moves (and by the supervisor): runs the page loop unless it is running already. */
     void wake() {
-        if (stopRequested || !(state == ShardState.RUNNING || state == ShardState.REBUILDING
-                || state == ShardState.RETRYING)) {
-            return;
-        }
-        if (scheduled.compareAndSet(false, true)) {
-            try {
-                inFlight = daemon.workers().submit(this::run);
-            } catch (RuntimeException e) {
-                scheduled.set(false);
-                throw e;
+        LoopRun run;
+        synchronized (this) {
+            if (stopRequested || loop != null || !wakeable(System.nanoTime())) {
+                return;
             }
+            run = new LoopRun();
+            loop = run;
+        }
+        try {
+            daemon.workers().execute(run);
+        } catch (RejectedExecutionException e) {
+            synchronized (this) {
+                if (loop == run) {
+                    loop = null;
+                }
+            }
+            LOG.warn("The workers refused a run of shard {} ({}); the supervisor wakes it again", name, e.toString());
+        }
+    }
+
+    private boolean wakeable(long nowNanos) {
+        return state == ShardState.RUNNING || state == ShardState.REBUILDING
+                || state == ShardState.RETRYING && nowNanos - retryDueNanos >= 0;
+    }
+
+    /**
+     * The supervisor's check: a shard that should run and has no loop run (its wake-up was refused, dropped or
+     * cancelled) is woken; and the time it has been behind its mark is tracked for liveness.
+     */
+    void heal(long nowNanos) {
+        boolean behind = floor < 0 || floor < mark();
+        behindSinceNanos = behind ? (behindSinceNanos == 0 ? nowNanos : behindSinceNanos) : 0;
+        boolean idle;
+        LoopRun lost = null;
+        synchronized (this) {
+            if (loop != null && !loop.bodyStarted
+                    && nowNanos - loop.submittedNanos > daemon.settings().getStalledShardThreshold().toNanos()) {
+                // accepted by the workers and never started: a container that dropped it while suspended
+                lost = loop;
+            }
+            idle = !stopRequested && loop == null && wakeable(nowNanos);
+        }
+        if (lost != null) {
+            LOG.warn("A run of shard {} was queued for longer than the stalled-shard threshold without starting;"
+                    + " submitting it again", name);
+            lost.cancel(false);
+            idle = true;
+        }
+        if (idle && behind) {
+            wake();
         }
     }
 
@@ -137,8 +255,9 @@ final class ShardAgent {
      * Asks the page loop to stop after the page in flight: pages behind it are not loaded (nothing marked them
      * complete, so the next owner resumes them from the progression row).
      */
-    void requestStop() {
+    synchronized void requestStop() {
         stopRequested = true;
+        stopping = true;
     }
 
     /**
@@ -148,9 +267,12 @@ final class ShardAgent {
      * committed already keeps its after-commit listeners. Returns whether the loop ended in time.
      */
     boolean awaitStop(long deadlineNanos) {
-        Future<?> running = inFlight;
+        LoopRun running;
+        synchronized (this) {
+            running = loop;
+        }
         boolean ended = true;
-        if (running != null && scheduled.get()) {
+        if (running != null) {
             try {
                 if (deadlineNanos == Long.MAX_VALUE) {
                     running.get();
@@ -164,12 +286,14 @@ final class ShardAgent {
                 Thread.currentThread().interrupt();
                 ended = false;
                 cancelPageInFlight(running);
-            } catch (Exception e) {
-                // the loop records its own failures
+            } catch (CancellationException | ExecutionException e) {
+                // cancelled before it started, or failed: the run records its own failures
             }
         }
-        if (state != ShardState.PAUSED) {
-            state = ShardState.STOPPED;
+        synchronized (this) {
+            if (state != ShardState.PAUSED) {
+                transition(ShardState.STOPPED);
+            }
         }
         daemon.board().changed();
         return ended;
@@ -185,7 +309,7 @@ final class ShardAgent {
         return timeout.isNegative() || timeout.isZero() ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
     }
 
-    private void cancelPageInFlight(Future<?> running) {
+    private void cancelPageInFlight(LoopRun running) {
         if (pageCommitted) {
             // only the after-commit listeners are left; the stop must not cut them off
             LOG.warn("Shard {} is still running after-commit listeners of a committed page past the drain bound", name);
@@ -205,20 +329,62 @@ final class ShardAgent {
     }
 
     /** With the loop stopped: the next start replays from zero with listeners suppressed. */
-    void resetForRebuild(boolean on) {
+    synchronized void resetForRebuild(boolean on) {
         rebuilding = on;
+        if (on) {
+            // the teardown removes the row it would be read back from; the replay redoes what it committed
+            unresolved = null;
+        }
         if (!on && state == ShardState.REBUILDING) {
-            state = ShardState.RUNNING;
+            transition(ShardState.RUNNING);
         }
     }
 
-    private void run() {
+    /**
+     * One run of the page loop. {@link #done()} is called however it ends, including cancelled before it started,
+     * which is when nothing else would clear it; a run cancelled while its body runs is cleared by the body.
+     */
+    private final class LoopRun extends FutureTask<Void> {
+        private final long submittedNanos = System.nanoTime();
+        private boolean bodyStarted;
+
+        LoopRun() {
+            super(ShardAgent.this::runLoop, null);
+        }
+
+        @Override
+        public void run() {
+            synchronized (ShardAgent.this) {
+                if (loop != this || isDone()) {
+                    cancel(false);
+                    return;
+                }
+                bodyStarted = true;
+            }
+            super.run();
+        }
+
+        @Override
+        protected void done() {
+            boolean cleared = false;
+            synchronized (ShardAgent.this) {
+                if (!bodyStarted && loop == this) {
+                    loop = null;
+                    cleared = true;
+                }
+            }
+            if (cleared) {
+                daemon.board().changed();
+            }
+        }
+    }
+
+    private void runLoop() {
         try {
+            resolveUnknownCommit();
             if (floor < 0 && applier.startsFromPresent()) {
                 if (!daemon.markKnown(partition)) {
-                    // the mark of "present" is not read yet; try again after the detector's first read
-                    daemon.scheduler().schedule(this::wake, daemon.settings().getPollingInterval().toMillis(),
-                            TimeUnit.MILLISECONDS);
+                    // the mark of "present" is not read yet; the supervisor wakes it after the detector's first read
                     return;
                 }
                 floor = retry.call(this::startFromPresent);
@@ -235,16 +401,12 @@ final class ShardAgent {
                 }
                 floor = persisted;
             }
-            while (!stopRequested && floor < mark()) {
+            while (!stopping && floor < mark()) {
                 retry.call(this::processPage);
             }
-            if (state == ShardState.RETRYING) {
-                state = rebuilding ? ShardState.REBUILDING : ShardState.RUNNING;
-                error = null;
-                retryBackoff = daemon.settings().getTransientRetryBackoff();
-            }
+            recovered();
         } catch (ProgressionConflictException e) {
-            if (stopRequested) {
+            if (stopping) {
                 LOG.debug("Shard {} stopped with a page in flight", name, e);
             } else if (daemon.settings().getMode() == DaemonMode.HOT_COLD) {
                 // this node holds the lock, so the other runner is a node that lost it and has not noticed yet;
@@ -257,13 +419,13 @@ final class ShardAgent {
                 pause(e);
             }
         } catch (ApplyFailedException e) {
-            if (stopRequested) {
+            if (stopping) {
                 LOG.debug("Shard {} stopped with a page in flight", name, e);
             } else {
                 pause(e);
             }
         } catch (Throwable e) {
-            if (stopRequested) {
+            if (stopping) {
                 LOG.debug("Shard {} stopped with a page in flight", name, e);
             } else if (isTransient(e)) {
                 backOff(e);
@@ -271,27 +433,45 @@ final class ShardAgent {
                 pause(e);
             }
         } finally {
-            scheduled.set(false);
+            synchronized (this) {
+                loop = null;
+            }
             daemon.board().changed();
-            if (!stopRequested && state != ShardState.RETRYING && floor >= 0 && floor < mark()) {
+            if (floor >= 0 && floor < mark()) {
                 wake();
             }
         }
     }
 
-    private void pause(Throwable e) {
+    private synchronized void recovered() {
+        if (state == ShardState.RETRYING) {
+            transition(rebuilding ? ShardState.REBUILDING : ShardState.RUNNING);
+            error = null;
+            retryBackoff = daemon.settings().getTransientRetryBackoff();
+        }
+    }
+
+    private synchronized void pause(Throwable e) {
         error = e;
-        state = ShardState.PAUSED;
+        transition(ShardState.PAUSED);
         LOG.error("Shard {} paused at {}: {}", name, floor, e.toString(), e);
     }
 
     private void backOff(Throwable e) {
-        error = e;
-        state = ShardState.RETRYING;
-        Duration delay = retryBackoff;
-        retryBackoff = min(delay.multipliedBy(2), daemon.settings().getMaxRetryBackoff());
+        Duration delay;
+        synchronized (this) {
+            error = e;
+            transition(ShardState.RETRYING);
+            delay = retryBackoff;
+            retryBackoff = min(delay.multipliedBy(2), daemon.settings().getMaxRetryBackoff());
+            retryDueNanos = System.nanoTime() + delay.toNanos();
+        }
         LOG.warn("Shard {} backs off ({}); retrying in {}", name, e.toString(), delay);
-        daemon.scheduler().schedule(this::wake, delay.toMillis(), TimeUnit.MILLISECONDS);
+        try {
+            daemon.scheduler().schedule(this::wake, delay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException refused) {
+            LOG.warn("The scheduler refused the retry of shard {}; the supervisor wakes it when it is due", name);
+        }
     }
 
     private static Duration min(Duration a, Duration b) {
@@ -331,7 +511,35 @@ final class ShardAgent {
         }
     }
 
+    /**
+     * A page whose transaction was asked to commit: its progression moves from {@code floor} to {@code end} with the
+     * {@code stamp} as last_updated, which tells this attempt apart when the outcome has to be read back.
+     */
+    private static final class PageAttempt {
+        final long floor;
+        final long end;
+        final OffsetDateTime stamp;
+        final boolean silent;
+        final boolean warmingUp;
+        PageBatch batch;
+        List<ChangeSet> changeSets = List.of();
+        /** Set when the page's work returned inside its transaction: a failure after it may hide a commit. */
+        boolean reachedCommit;
+
+        PageAttempt(long floor, long end, OffsetDateTime stamp, boolean silent, boolean warmingUp) {
+            this.floor = floor;
+            this.end = end;
+            this.stamp = stamp;
+            this.silent = silent;
+            this.warmingUp = warmingUp;
+        }
+    }
+
+    /** A page whose commit failed after its work returned, until its outcome is known. Loop-thread only. */
+    private volatile PageAttempt unresolved;
+
     private Void processPage() throws SQLException {
+        resolveUnknownCommit();
         // read once: a rebuild may end while this page is in flight, and its listeners must stay silent
         boolean silent = rebuilding;
         boolean warmingUp = floor < warmUpUntil;
@@ -340,41 +548,97 @@ final class ShardAgent {
         if (room == null) {
             return null; // stopping while waiting in line
         }
-        List<ChangeSet> changeSets;
-        LoadedPage page;
+        PageAttempt attempt;
         try {
             // a warm-up page never crosses the prior version's mark: side effects start exactly after it
             long mark = mark();
-            page = throttled(daemon.loadThrottle(partition.database()),
+            LoadedPage page = throttled(daemon.loadThrottle(partition.database()),
                     () -> load(floor, warmingUp ? Math.min(mark, warmUpUntil) : mark));
             daemon.budget().trim(room, page.events().size());
-            writtenBatch = null;
-            LoadedPage loaded = page;
-            changeSets = throttled(daemon.writeThrottle(partition.database()), () -> write(loaded, silent));
+            // millisecond precision survives every engine's timestamp column, so the stamp reads back equal
+            attempt = new PageAttempt(page.floor(), page.end(),
+                    OffsetDateTime.now(store.clock()).truncatedTo(ChronoUnit.MILLIS), silent, warmingUp);
+            PageAttempt writing = attempt;
+            try {
+                throttled(daemon.writeThrottle(partition.database()), () -> write(page, writing));
+            } catch (SQLException | RuntimeException e) {
+                if (!writing.reachedCommit || e instanceof ProgressionConflictException) {
+                    throw e;
+                }
+                // the server may have committed and only the reply was lost: never re-process before knowing
+                LOG.warn("The commit of shard {}'s page ({}, {}] failed ({}); reading back whether it committed",
+                        name, writing.floor, writing.end, e.toString());
+                unresolved = writing;
+                resolveUnknownCommit();
+                return null;
+            }
         } finally {
             daemon.budget().release(room);
         }
-        pageCommitted = true;
-        pageConnection = null;
-        PageBatch committed = writtenBatch;
-        writtenBatch = null;
-        if (committed != null) {
-            runPostCommit(committed);
-            if (!silent && !warmingUp) {
-                deliverSideEffects(committed);
+        committed(attempt);
+        return null;
+    }
+
+    /**
+     * Settles a page whose commit outcome is unknown, on a fresh connection: committed, its post-commit work runs
+     * now; not committed, the page is loaded again. Throws (and keeps the page unresolved) while the database cannot
+     * be read; a progression that neither attempt nor floor explains is a conflict.
+     */
+    private void resolveUnknownCommit() throws SQLException {
+        PageAttempt attempt = unresolved;
+        if (attempt == null) {
+            return;
+        }
+        Long at = null;
+        OffsetDateTime stamp = null;
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement(sql.selectProgressionStamp())) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    at = rs.getLong(1);
+                    stamp = rs.getObject(2, OffsetDateTime.class);
+                }
             }
         }
-        if (warmingUp && page.end() >= warmUpUntil) {
+        unresolved = null;
+        if (at != null && at == attempt.end && stamp != null && stamp.toInstant().equals(attempt.stamp.toInstant())) {
+            LOG.info("Shard {}'s page ({}, {}] committed although its commit reported a failure; running its"
+                    + " post-commit work once", name, attempt.floor, attempt.end);
+            committed(attempt);
+        } else if (at == null ? attempt.floor == 0 : at == attempt.floor) {
+            LOG.info("Shard {}'s page ({}, {}] did not commit; it is processed again", name, attempt.floor,
+                    attempt.end);
+        } else {
+            throw new ProgressionConflictException(name, attempt.floor);
+        }
+    }
+
+    /** What follows a page's commit: subscription listeners, side effects, async listeners, then the progress. */
+    private void committed(PageAttempt attempt) {
+        pageCommitted = true;
+        pageConnection = null;
+        lastCommitNanos = System.nanoTime();
+        PageBatch batch = attempt.batch;
+        if (batch != null) {
+            runPostCommit(batch);
+            if (!attempt.silent && !attempt.warmingUp) {
+                deliverSideEffects(batch);
+            }
+        }
+        if (attempt.warmingUp && attempt.end >= warmUpUntil) {
             LOG.info("Shard {} warmed up to the prior version's mark {}; side effects fire from here", name,
                     warmUpUntil);
         }
-        if (!silent) {
+        if (!attempt.silent) {
             // before the progress is published, so a reader released by a non-stale wait sees the caches flushed
-            afterCommit(changeSets);
+            afterCommit(attempt.changeSets);
         }
-        floor = page.end();
+        // after a restart the loop re-reads the progression; only a loop at the page's floor moves on from it
+        if (floor == attempt.floor) {
+            floor = attempt.end;
+        }
         daemon.board().changed();
-        return null;
     }
 
     private LoadedPage load(long from, long to) throws SQLException {
@@ -405,9 +669,10 @@ final class ShardAgent {
                     }
                     try {
                         events.add(store.readEvent(rs));
-                    } catch (UnknownEventTypeException e) {
-                        unreadable.add(new DeadLetter(lastRow, UUID.fromString(rs.getString(2)), alias,
-                                rs.getString(8), e));
+                    } catch (RuntimeException e) {
+                        // an unknown alias, or JSON that no longer fits its type (another app version wrote it)
+                        unreadable.add(new DeadLetter(rs.getLong(1), UUID.fromString(rs.getString(2)), alias,
+                                rs.getString(3), rs.getString(8), e));
                     }
                 }
             }
@@ -420,26 +685,31 @@ final class ShardAgent {
         return new LoadedPage(from, end, events, unreadable);
     }
 
-    /** The page just written; set inside its transaction, read after the commit. Loop-thread only. */
-    private PageBatch writtenBatch;
     /** While the shard's progression is below this, a gated version replays with side effects held back. */
     private volatile long warmUpUntil = -1;
 
-    private List<ChangeSet> write(LoadedPage page, boolean silent) throws SQLException {
+    private Void write(LoadedPage page, PageAttempt attempt) throws SQLException {
         boolean skip = daemon.settings().isSkipApplyErrors();
-        OffsetDateTime now = OffsetDateTime.now(store.clock());
+        boolean silent = attempt.silent;
+        OffsetDateTime now = attempt.stamp;
         return store.transactions().inTransaction(dataSource, c -> {
+            attempt.reachedCommit = false;
             // built inside: a transaction runner that re-runs the work must not collect them twice
             List<DeadLetter> deadLetters = new ArrayList<>();
+            // one row per (shard, event), however many documents the failing event was routed to
+            Set<Long> deadSequences = new HashSet<>();
             for (DeadLetter unreadable : page.unreadable()) {
                 if (!skip) {
-                    throw new ApplyFailedException(name, unreadable.sequence(), unreadable.typeName(), "?",
-                            unreadable.error());
+                    throw new ApplyFailedException(name, unreadable.sequence(), unreadable.typeName(),
+                            unreadable.streamId(), unreadable.error());
                 }
+                LOG.warn("Shard {} sends {} at sequence {} of stream '{}' to the dead letters: it cannot be read ({})",
+                        name, unreadable.typeName(), unreadable.sequence(), unreadable.streamId(),
+                        unreadable.error().toString());
                 deadLetters.add(unreadable);
             }
             pageConnection = c;
-            if (stopRequested && Thread.currentThread().isInterrupted()) {
+            if (stopping && Thread.currentThread().isInterrupted()) {
                 throw new SQLException("shard " + name + " was cancelled before its page wrote");
             }
             PageBatch batch = new PageBatch(store, c, new DocumentChanges());
@@ -448,20 +718,23 @@ final class ShardAgent {
                     if (!skip) {
                         throw new ApplyFailedException(name, event.sequence(), event.typeName(), event.streamId(), e);
                     }
-                    LOG.warn("Shard {} sends {} at sequence {} to the dead letters: {}", name, event.typeName(),
-                            event.sequence(), e.toString());
+                    if (!deadSequences.add(event.sequence())) {
+                        return;
+                    }
+                    LOG.warn("Shard {} sends {} at sequence {} of stream '{}' to the dead letters: {}", name,
+                            event.typeName(), event.sequence(), event.streamId(), e.toString());
                     deadLetters.add(new DeadLetter(event.sequence(), event.eventId(), event.typeName(),
-                            event.tenantId(), e));
-                }, name, () -> stopRequested || Thread.currentThread().isInterrupted());
+                            event.streamId(), event.tenantId(), e));
+                }, name, () -> stopping || Thread.currentThread().isInterrupted());
             } catch (PageBatch.PageReadException e) {
                 throw e.getCause();
             } catch (SQLException | RuntimeException e) {
                 throw e;
             } catch (Exception e) {
-                throw new dev.ferret.FerretException("shard " + name + " failed on the page (" + page.floor() + ", "
+                throw new FerretException("shard " + name + " failed on the page (" + page.floor() + ", "
                         + page.end() + "]: " + e, e);
             }
-            writtenBatch = batch;
+            attempt.batch = batch;
             // only listeners read change sets; without any the page skips building them
             List<ChangeSet> changeSets = daemon.listeners().isEmpty() ? List.of() : batch.changeSets(name);
             if (!silent) {
@@ -476,7 +749,9 @@ final class ShardAgent {
             if (!store.dialect().advanceProgression(c, sql, name, page.floor(), page.end(), now)) {
                 throw new ProgressionConflictException(name, page.floor());
             }
-            return changeSets;
+            attempt.changeSets = changeSets;
+            attempt.reachedCommit = true;
+            return null;
         });
     }
 
@@ -506,10 +781,10 @@ final class ShardAgent {
     /** Waits in the budget's line; the shard stays RUNNING while it waits. */
     private LoadBudget.Reservation reserveRoom() throws SQLException {
         try {
-            return daemon.budget().reserve(daemon.settings().getBatchSize(), () -> stopRequested);
+            return daemon.budget().reserve(daemon.settings().getBatchSize(), () -> stopping);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new java.sql.SQLTransientException("interrupted waiting for the load budget", e);
+            throw new SQLTransientException("interrupted waiting for the load budget", e);
         }
     }
 
@@ -518,7 +793,7 @@ final class ShardAgent {
         T run() throws SQLException;
     }
 
-    private static <T> T throttled(java.util.concurrent.Semaphore throttle, SqlWork<T> work) throws SQLException {
+    private static <T> T throttled(Semaphore throttle, SqlWork<T> work) throws SQLException {
         if (throttle == null) {
             return work.run();
         }
@@ -526,7 +801,7 @@ final class ShardAgent {
             throttle.acquire();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new java.sql.SQLTransientException("interrupted waiting for a database slot", e);
+            throw new SQLTransientException("interrupted waiting for a database slot", e);
         }
         try {
             return work.run();
@@ -537,7 +812,7 @@ final class ShardAgent {
 
     /** Subscription listeners: once per committed page, never inside the retry of a failed one. */
     private void runPostCommit(PageBatch committed) {
-        for (dev.ferret.subscriptions.PostCommitListener listener : committed.postCommitListeners()) {
+        for (PostCommitListener listener : committed.postCommitListeners()) {
             try {
                 listener.afterCommit();
             } catch (Exception e) {

@@ -16,9 +16,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +39,9 @@ final class ShardOwnership {
     private static final Logger LOG = LoggerFactory.getLogger(ShardOwnership.class);
     /** A node whose heartbeat is older than this many acquire intervals counts as gone. */
     private static final int HEARTBEATS_TO_LIVE = 4;
+    /** Heartbeat rows older than this many liveness cut-offs belong to nodes that are long gone. */
+    private static final int DEAD_FOR_CUT_OFFS = 10;
+    private static final int CLEAN_UP_EVERY = 16;
 
     private final AsyncDaemon daemon;
     private final FerretDocumentStore store;
@@ -51,14 +54,22 @@ final class ShardOwnership {
     private final Map<Long, String> lockKeys = new java.util.HashMap<>();
 
     private ShardLockSession locks;
-    private ScheduledFuture<?> acquiring;
-    private ScheduledFuture<?> monitoring;
+    private final RearmingLoop acquiring;
+    private final RearmingLoop monitoring;
+    private int roundsSinceCleanUp;
 
     ShardOwnership(AsyncDaemon daemon) {
         this.daemon = daemon;
         this.store = daemon.store();
         this.settings = daemon.settings();
         this.sql = store.dialect().daemonSql(store.names());
+        // a round waits behind at most a detection on the fence and a probe on the shared scheduler thread
+        Duration grace = settings.getPollingInterval().plus(settings.getAppendFenceTimeout())
+                .plus(settings.getProbeTimeout());
+        this.acquiring = new RearmingLoop("HotCold lock acquisition", daemon.scheduler(), this::acquireRound,
+                settings.getLockAcquireInterval(), grace, System::nanoTime);
+        this.monitoring = new RearmingLoop("HotCold lock monitor", daemon.scheduler(), this::monitorRound,
+                settings.getMonitoringInterval(), grace, System::nanoTime);
     }
 
     /**
@@ -80,12 +91,9 @@ final class ShardOwnership {
     }
 
     void start() {
-        acquiring = daemon.scheduler().scheduleWithFixedDelay(this::acquireRound, 0,
-                settings.getLockAcquireInterval().toMillis(), TimeUnit.MILLISECONDS);
+        acquiring.start(Duration.ZERO);
         if (settings.isMonitoring()) {
-            monitoring = daemon.scheduler().scheduleWithFixedDelay(this::monitorRound,
-                    settings.getMonitoringInterval().toMillis(), settings.getMonitoringInterval().toMillis(),
-                    TimeUnit.MILLISECONDS);
+            monitoring.start(settings.getMonitoringInterval());
         } else {
             LOG.warn("HotCold lock monitor is off (daemon.lock.monitoring-interval {}): a node that loses its"
                     + " database session keeps running its shards while another node takes them over, so both run"
@@ -115,7 +123,33 @@ final class ShardOwnership {
         }
     }
 
-    private void acquireRound() {
+    /** The supervisor's check: schedules a round that was refused, dropped or cancelled again. */
+    void rearmIfOverdue() {
+        acquiring.rearmIfOverdue();
+        monitoring.rearmIfOverdue();
+    }
+
+    /**
+     * Why this node cannot take part in HotCold right now: a lock round has not finished within four of its
+     * intervals plus the probe timeout (its loop is being re-armed).
+     */
+    Optional<String> livenessProblem() {
+        for (RearmingLoop loop : List.of(acquiring, monitoring)) {
+            Duration interval = loop == acquiring ? settings.getLockAcquireInterval() : settings.getMonitoringInterval();
+            if (loop == monitoring && !settings.isMonitoring()) {
+                continue;
+            }
+            Duration bound = interval.multipliedBy(4).plus(settings.getProbeTimeout());
+            Duration since = loop.sinceLastRun();
+            if (since.compareTo(bound) > 0) {
+                return Optional.of("the " + loop.name() + " has not finished a round for " + since.toMillis()
+                        + " ms (bound " + bound.toMillis() + " ms)");
+            }
+        }
+        return Optional.empty();
+    }
+
+    private Duration acquireRound() {
         try {
             if (locks == null) {
                 locks = store.dialect().openShardLocks(store.dataSource(), store.names());
@@ -141,15 +175,38 @@ final class ShardOwnership {
                     shard.getValue().start();
                 }
             }
+            cleanUpDeadNodes();
         } catch (SQLException | RuntimeException e) {
             LOG.warn("HotCold lock upkeep failed ({}); replacing the lock connection", e.toString());
             lostSession();
         }
+        return settings.getLockAcquireInterval();
     }
 
-    private void monitorRound() {
+    /**
+     * Every few rounds, deletes the heartbeat rows of nodes gone for ten times the liveness cut-off: killed nodes
+     * never remove their own, and a long-lived cluster would otherwise collect one row per node start forever.
+     */
+    private void cleanUpDeadNodes() throws SQLException {
+        if (++roundsSinceCleanUp < CLEAN_UP_EVERY) {
+            return;
+        }
+        roundsSinceCleanUp = 0;
+        long cutOff = store.clock().millis()
+                - settings.getLockAcquireInterval().toMillis() * HEARTBEATS_TO_LIVE * DEAD_FOR_CUT_OFFS;
+        try (Connection c = store.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(sql.deleteDeadNodes())) {
+            ps.setLong(1, cutOff);
+            int removed = ps.executeUpdate();
+            if (removed > 0) {
+                LOG.info("Removed the heartbeat rows of {} HotCold nodes gone for a long time", removed);
+            }
+        }
+    }
+
+    private Duration monitorRound() {
         if (held.isEmpty()) {
-            return; // costs nothing while this node holds no locks
+            return settings.getMonitoringInterval(); // costs nothing while this node holds no locks
         }
         Set<String> stillHeld;
         try {
@@ -157,7 +214,7 @@ final class ShardOwnership {
         } catch (SQLException | RuntimeException e) {
             LOG.warn("Lock probe failed ({}): the session and its locks are gone", e.toString());
             lostSession();
-            return;
+            return settings.getMonitoringInterval();
         }
         for (String name : new ArrayList<>(held.keySet())) {
             if (!stillHeld.contains(name)) {
@@ -166,6 +223,7 @@ final class ShardOwnership {
                 agent.stop(settings.getStopAndDrainTimeout());
             }
         }
+        return settings.getMonitoringInterval();
     }
 
     /** The session died: every lock went with it, so every held shard stops; the next round competes again. */
@@ -204,15 +262,14 @@ final class ShardOwnership {
 
     /**
      * After the agents drained: releases every lock and removes the heartbeat, on the scheduler thread, so it
-     * waits behind a probe in flight (bounded by the probe timeout).
+     * waits behind a probe in flight. Waits until {@code deadlineNanos} plus one probe timeout: the probe is the
+     * only thing it can wait behind.
      */
-    void stop() {
-        if (acquiring != null) {
-            acquiring.cancel(false);
-        }
-        if (monitoring != null) {
-            monitoring.cancel(false);
-        }
+    void stop(long deadlineNanos) {
+        acquiring.stop();
+        monitoring.stop();
+        long bound = deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE
+                : Math.max(0, deadlineNanos - System.nanoTime()) + settings.getProbeTimeout().toNanos();
         try {
             daemon.scheduler().submit(() -> {
                 held.clear();
@@ -226,7 +283,7 @@ final class ShardOwnership {
                     ps.executeUpdate();
                 }
                 return null;
-            }).get(settings.getProbeTimeout().toMillis() + Duration.ofSeconds(5).toMillis(), TimeUnit.MILLISECONDS);
+            }).get(bound, TimeUnit.NANOSECONDS);
         } catch (Exception e) {
             LOG.warn("Releasing the HotCold locks did not finish cleanly: {}", e.toString());
         }

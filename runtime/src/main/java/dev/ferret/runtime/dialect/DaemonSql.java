@@ -13,16 +13,21 @@ package dev.ferret.runtime.dialect;
  *                           mark (the numbers are drawn under a row lock inside the append, so they have no holes)
  * @param loadTenantPage     (tenant_id, floor, mark, limit) -&gt; event rows and tenant_seq, in tenant_seq order
  * @param selectProgression  (name) -&gt; last_seq_id
+ * @param selectProgressionStamp (name) -&gt; last_seq_id, last_updated: read back on a fresh connection to learn
+ *                           whether a page whose commit reported a failure committed
  * @param advanceProgression (name, floor, new last_seq_id, last_updated): moves the row only if it is at
  *                           {@code floor} (or creates it when {@code floor} is 0); one row affected or none
  * @param raiseMark          (name, last_seq_id, last_updated): creates the row or raises it, never lowers it
  * @param deleteProgression  (name)
  * @param insertDeadLetter   (projection, seq_id, event_id, type, tenant_id, exception_type, message, timestamp)
+ * @param deleteDeadNodes    (heartbeat cut-off in epoch millis) removes the heartbeat rows of HotCold nodes gone
+ *                           that long
  * @param countLiveNodes     (heartbeat cut-off in epoch millis) -&gt; HotCold nodes whose heartbeat row (a
  *                           progression row {@code Node:<id>} holding its last beat) is newer
  */
 public record DaemonSql(String highWaterMark, String listGaps, String loadPage, String tenantMarks,
-                        String loadTenantPage, String selectProgression,
+                        String loadTenantPage, String selectProgression, String selectProgressionStamp,
                         String advanceProgression, String raiseMark, String deleteProgression,
-                        String insertDeadLetter, String countLiveNodes) {
+                        String insertDeadLetter, String countLiveNodes,
+                        String deleteDeadNodes) {
 }

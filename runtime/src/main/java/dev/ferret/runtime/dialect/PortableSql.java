@@ -39,6 +39,15 @@ public final class PortableSql {
         return "SELECT last_seq_id FROM " + t.progression() + " WHERE name = ?";
     }
 
+    public static String selectProgressionStamp(TableNames t) {
+        return "SELECT last_seq_id, last_updated FROM " + t.progression() + " WHERE name = ?";
+    }
+
+    /** The heartbeat row holds the beat in epoch millis, so one cut-off serves counting and cleaning. */
+    public static String deleteDeadNodes(TableNames t) {
+        return "DELETE FROM " + t.progression() + " WHERE name LIKE 'Node:%' AND last_seq_id < ?";
+    }
+
     public static String deleteProgression(TableNames t) {
         return "DELETE FROM " + t.progression() + " WHERE name = ?";
     }

@@ -1,18 +1,30 @@
 package dev.ferret.runtime.testing;
 
 import java.io.PrintWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLTransientConnectionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
-/** A data source that refuses connections while {@link #down} is set: a database outage on any engine. */
+/**
+ * A data source that fails at exact steps, on any engine: it refuses connections while {@link #down} is set (an
+ * outage), or only to the threads {@link #refuseTo} selects; and it can let a commit reach the server and then
+ * report it failed, as when the connection dies while the reply to {@code COMMIT} is on its way.
+ */
 public final class FlakyDataSource implements DataSource {
 
     private final DataSource delegate;
     private volatile boolean down;
+    private volatile Predicate<Thread> refused = thread -> false;
+    private volatile Predicate<Thread> lostCommitReplies = thread -> false;
+    private final AtomicInteger lostRepliesLeft = new AtomicInteger();
+    private final AtomicInteger lostReplies = new AtomicInteger();
 
     public FlakyDataSource(DataSource delegate) {
         this.delegate = delegate;
@@ -22,8 +34,32 @@ public final class FlakyDataSource implements DataSource {
         this.down = down;
     }
 
+    /** Refuses connections to the threads {@code threads} selects (a selective outage); {@code t -> false} heals. */
+    public void refuseTo(Predicate<Thread> threads) {
+        this.refused = threads;
+    }
+
+    /**
+     * The next {@code times} commits on threads {@code threads} selects reach the server, which commits, and then
+     * throw as if the connection died before the reply arrived.
+     */
+    public void loseCommitReplies(Predicate<Thread> threads, int times) {
+        this.lostCommitReplies = threads;
+        this.lostRepliesLeft.set(times);
+    }
+
+    /** How many commit replies were lost so far. */
+    public int lostReplies() {
+        return lostReplies.get();
+    }
+
+    /** Selects the daemon's page workers by their thread names. */
+    public static Predicate<Thread> shardWorkers() {
+        return thread -> thread.getName().contains("-shard-");
+    }
+
     private void check() throws SQLException {
-        if (down) {
+        if (down || refused.test(Thread.currentThread())) {
             throw new SQLTransientConnectionException("test outage: database unreachable", "08001");
         }
     }
@@ -31,13 +67,32 @@ public final class FlakyDataSource implements DataSource {
     @Override
     public Connection getConnection() throws SQLException {
         check();
-        return delegate.getConnection();
+        return wrap(delegate.getConnection());
     }
 
     @Override
     public Connection getConnection(String username, String password) throws SQLException {
         check();
-        return delegate.getConnection(username, password);
+        return wrap(delegate.getConnection(username, password));
+    }
+
+    private Connection wrap(Connection connection) {
+        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    Object result;
+                    try {
+                        result = method.invoke(connection, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (method.getName().equals("commit") && lostCommitReplies.test(Thread.currentThread())
+                            && lostRepliesLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                        lostReplies.incrementAndGet();
+                        throw new SQLTransientConnectionException(
+                                "test fault: the connection died before the reply to COMMIT arrived", "08006");
+                    }
+                    return result;
+                });
     }
 
     @Override

@@ -57,6 +57,8 @@ public final class HighWaterMarkDetector {
     private long trackedGapAt = -1;
     private Instant gapSeenAt;
     private final Deque<GapSkip> recentSkips = new ArrayDeque<>();
+    private long totalSkips;
+    private long totalSkippedSequences;
 
     public HighWaterMarkDetector(DataSource dataSource, Dialect dialect, TableNames names, DaemonSettings settings,
                                  Clock clock) {
@@ -66,7 +68,7 @@ public final class HighWaterMarkDetector {
         this.sql = dialect.daemonSql(names);
         this.settings = settings;
         this.clock = clock;
-        this.status = new HighWaterMarkStatus(0, 0, false, null, Duration.ZERO, List.of());
+        this.status = new HighWaterMarkStatus(0, 0, false, null, Duration.ZERO, List.of(), 0, 0);
     }
 
     public long mark() {
@@ -101,7 +103,7 @@ public final class HighWaterMarkDetector {
             return detectOnce();
         } catch (SQLException | RuntimeException e) {
             status = new HighWaterMarkStatus(mark, highestSeen, false, e, stalledFor(clock.instant()),
-                    List.copyOf(recentSkips));
+                    List.copyOf(recentSkips), totalSkips, totalSkippedSequences);
             throw e;
         }
     }
@@ -152,7 +154,8 @@ public final class HighWaterMarkDetector {
             persist(newMark, now);
             mark = newMark;
         }
-        status = new HighWaterMarkStatus(mark, highestSeen, true, null, stalledFor, List.copyOf(recentSkips));
+        status = new HighWaterMarkStatus(mark, highestSeen, true, null, stalledFor, List.copyOf(recentSkips),
+                totalSkips, totalSkippedSequences);
         return moved;
     }
 
@@ -210,6 +213,8 @@ public final class HighWaterMarkDetector {
     }
 
     private void skipped(GapSkip skip) {
+        totalSkips++;
+        totalSkippedSequences += skip.toSequence() - skip.fromSequence() + 1;
         recentSkips.addLast(skip);
         while (recentSkips.size() > RECENT_SKIPS) {
             recentSkips.removeFirst();

@@ -195,6 +195,7 @@ public final class H2Dialect implements Dialect {
                         + " FROM " + t.events()
                         + " WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq LIMIT ?",
                 PortableSql.selectProgression(t),
+                PortableSql.selectProgressionStamp(t),
                 "MERGE INTO " + t.progression() + " AS p"
                         + " USING (VALUES (CAST(? AS VARCHAR(250)), CAST(? AS BIGINT), CAST(? AS BIGINT),"
                         + " CAST(? AS TIMESTAMP WITH TIME ZONE))) AS s (name, floor, last_seq_id, last_updated)"
@@ -213,7 +214,8 @@ public final class H2Dialect implements Dialect {
                         + " VALUES (s.name, s.last_seq_id, s.last_updated)",
                 PortableSql.deleteProgression(t),
                 PortableSql.insertDeadLetter(t),
-                PortableSql.countLiveNodes(t));
+                PortableSql.countLiveNodes(t),
+                PortableSql.deleteDeadNodes(t));
     }
 
     /**

@@ -151,6 +151,7 @@ public final class PostgresDialect implements Dialect {
                 "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq FROM " + t.events()
                         + " WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq LIMIT ?",
                 PortableSql.selectProgression(t),
+                PortableSql.selectProgressionStamp(t),
                 // one statement: move the row from the floor, or create it from zero; the count says which held
                 "WITH s (name, floor, last_seq_id, last_updated) AS ("
                         + "VALUES (CAST(? AS varchar), CAST(? AS bigint), CAST(? AS bigint), CAST(? AS timestamptz))),"
@@ -167,7 +168,8 @@ public final class PostgresDialect implements Dialect {
                         + " last_updated = EXCLUDED.last_updated WHERE p.last_seq_id < EXCLUDED.last_seq_id",
                 PortableSql.deleteProgression(t),
                 PortableSql.insertDeadLetter(t),
-                PortableSql.countLiveNodes(t));
+                PortableSql.countLiveNodes(t),
+                PortableSql.deleteDeadNodes(t));
     }
 
     @Override

@@ -204,6 +204,7 @@ public final class SqlServerDialect implements Dialect {
                         + " WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq"
                         + " OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY",
                 PortableSql.selectProgression(t),
+                PortableSql.selectProgressionStamp(t),
                 "MERGE " + t.progression() + " WITH (HOLDLOCK) AS target"
                         + " USING (VALUES (?, ?, ?, ?)) AS source (name, floor, last_seq_id, last_updated)"
                         + " ON target.name = source.name"
@@ -220,7 +221,8 @@ public final class SqlServerDialect implements Dialect {
                         + " VALUES (source.name, source.last_seq_id, source.last_updated);",
                 PortableSql.deleteProgression(t),
                 PortableSql.insertDeadLetter(t),
-                PortableSql.countLiveNodes(t));
+                PortableSql.countLiveNodes(t),
+                PortableSql.deleteDeadNodes(t));
     }
 
     /*

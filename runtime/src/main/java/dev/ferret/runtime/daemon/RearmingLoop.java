@@ -1,0 +1,158 @@
+package dev.ferret.runtime.daemon;
+
+import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A background loop on the daemon's scheduler that cannot die silently: each run schedules the next one, and when a
+ * run is refused (the container is suspended), dropped (the container accepted it and never ran it), cancelled or
+ * fails, {@link #rearmIfOverdue()} (called by the daemon's supervisor and by every status read) schedules it again.
+ *
+ * <p>The loop owns its pending future, its due time and its counters under its own monitor; the body runs on the
+ * scheduler thread, outside the monitor, so a slow body never blocks a status read.
+ */
+final class RearmingLoop {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RearmingLoop.class);
+
+    /** What one run does; returns the delay before the next run. Any failure is the loop's to survive. */
+    @FunctionalInterface
+    interface Body {
+        Duration runOnce() throws Exception;
+    }
+
+    private final String name;
+    private final ScheduledExecutorService scheduler;
+    private final Body body;
+    private final Duration afterFailure;
+    /** Past its due time by this much, a run that has not started counts as lost. */
+    private final Duration grace;
+    private final LongSupplier nanoTime;
+
+    private ScheduledFuture<?> pending;
+    private long dueNanos;
+    private boolean running;
+    private boolean stopped = true;
+    private long lastCompletedNanos;
+    private long refusals;
+    private long rearms;
+
+    RearmingLoop(String name, ScheduledExecutorService scheduler, Body body, Duration afterFailure, Duration grace,
+                 LongSupplier nanoTime) {
+        this.name = name;
+        this.scheduler = scheduler;
+        this.body = body;
+        this.afterFailure = afterFailure;
+        this.grace = grace;
+        this.nanoTime = nanoTime;
+    }
+
+    /** Starts the loop: its first run after {@code delay}. */
+    synchronized void start(Duration delay) {
+        stopped = false;
+        lastCompletedNanos = nanoTime.getAsLong();
+        arm(delay);
+    }
+
+    /** Ends the loop: the pending run is cancelled and no run schedules another. */
+    synchronized void stop() {
+        stopped = true;
+        if (pending != null) {
+            pending.cancel(false);
+            pending = null;
+        }
+    }
+
+    /**
+     * Schedules the next run unless one is pending. A refused submission leaves the loop unarmed with its due time
+     * set, so the next {@link #rearmIfOverdue()} after it tries again.
+     */
+    private synchronized void arm(Duration delay) {
+        if (stopped) {
+            return;
+        }
+        dueNanos = nanoTime.getAsLong() + delay.toNanos();
+        try {
+            pending = scheduler.schedule(this::run, delay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            pending = null;
+            refusals++;
+            LOG.warn("The scheduler refused the next run of {} ({}); the supervisor schedules it again", name,
+                    e.toString());
+        }
+    }
+
+    private void run() {
+        synchronized (this) {
+            if (stopped || running) {
+                return;
+            }
+            running = true;
+            pending = null;
+        }
+        Duration next = afterFailure;
+        try {
+            next = body.runOnce();
+        } catch (Throwable e) {
+            LOG.warn("A run of {} failed; the next one is in {}", name, afterFailure, e);
+        } finally {
+            synchronized (this) {
+                running = false;
+                lastCompletedNanos = nanoTime.getAsLong();
+                arm(next);
+            }
+        }
+    }
+
+    /**
+     * Schedules the loop again when its next run is overdue by more than the grace (refused, dropped or cancelled).
+     * Returns whether it did.
+     */
+    synchronized boolean rearmIfOverdue() {
+        if (stopped || running) {
+            return false;
+        }
+        long now = nanoTime.getAsLong();
+        boolean lost = pending == null || pending.isCancelled() || pending.isDone()
+                || now - dueNanos > grace.toNanos();
+        if (!lost) {
+            return false;
+        }
+        if (pending != null) {
+            pending.cancel(false);
+            pending = null;
+        }
+        rearms++;
+        LOG.warn("{} missed its run (due {} ms ago); scheduling it again", name,
+                TimeUnit.NANOSECONDS.toMillis(now - dueNanos));
+        arm(Duration.ZERO);
+        return true;
+    }
+
+    /** Time since the last run ended (or since the start, before the first run). */
+    synchronized Duration sinceLastRun() {
+        return Duration.ofNanos(Math.max(0, nanoTime.getAsLong() - lastCompletedNanos));
+    }
+
+    synchronized boolean armed() {
+        return !stopped && (running || pending != null);
+    }
+
+    synchronized long refusals() {
+        return refusals;
+    }
+
+    synchronized long rearms() {
+        return rearms;
+    }
+
+    String name() {
+        return name;
+    }
+}
