@@ -110,7 +110,7 @@ DELETE FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND id = ?
 SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND id = ?
 
 -- documents.loadMany
-SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND id IN (SELECT CAST(value AS NVARCHAR(250)) FROM OPENJSON(?))
+SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND id IN (SELECT CAST(value AS NVARCHAR(250)) FROM OPENJSON(?) WHERE DATALENGTH(value) <= 500)
 
 -- documents.selectAll
 SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ?

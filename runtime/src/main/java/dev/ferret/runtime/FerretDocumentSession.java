@@ -3,6 +3,7 @@ package dev.ferret.runtime;
 import dev.ferret.ConcurrencyException;
 import dev.ferret.DocumentSession;
 import dev.ferret.EventOperations;
+import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.EventEnvelope;
 import dev.ferret.daemon.ApplyFailedException;
@@ -47,12 +48,17 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         if (documents == null || documents.length == 0) {
             throw new IllegalArgumentException("store() needs at least one document");
         }
+        // every document checked before any is buffered, so a refused call leaves the unit of work as it was
+        List<DocumentChanges.Key> keys = new ArrayList<>(documents.length);
         for (Object document : documents) {
             if (document == null) {
                 throw new IllegalArgumentException("cannot store a null document");
             }
             DocumentMapping<?> mapping = store.mapping(document.getClass());
-            documentChanges.store(new DocumentChanges.Key(mapping, tenantId, mapping.idOf(document)), document);
+            keys.add(new DocumentChanges.Key(mapping, tenantId, mapping.idOf(document)));
+        }
+        for (int i = 0; i < documents.length; i++) {
+            documentChanges.store(keys.get(i), documents[i]);
         }
     }
 
@@ -75,6 +81,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
 
     @Override
     public void append(String streamId, long expectedVersion, List<?> events) {
+        IdLimits.requireStreamId(streamId);
         if (expectedVersion < 0) {
             throw new IllegalArgumentException("expected version of stream '" + streamId
                     + "' must be 0 (new stream) or more, was " + expectedVersion);
@@ -91,7 +98,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     private void buffer(String streamId, long expectedVersion, String aggregateType, boolean start,
                         List<?> events) {
         ensureOpen();
-        requireStreamId(streamId);
+        IdLimits.requireStreamId(streamId);
         if (events == null || events.isEmpty()) {
             throw new IllegalArgumentException("events appended to stream '" + streamId
                     + "' must not be null or empty");
