@@ -171,7 +171,8 @@ public final class H2Dialect implements Dialect {
                 "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq)"
                         + " VALUES (?, ?, ?, ?, ? FORMAT JSON, ?, ?, ?)",
                 "SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id FROM "
-                        + t.events() + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version");
+                        + t.events() + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version",
+                PortableSql.selectAppendedSequences(t));
     }
 
     @Override

@@ -125,7 +125,8 @@ public final class PostgresDialect implements Dialect {
                 "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq)"
                         + " VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?)",
                 "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
-                        + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version");
+                        + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version",
+                PortableSql.selectAppendedSequences(t));
     }
 
     @Override

@@ -168,7 +168,8 @@ public final class SqlServerDialect implements Dialect {
                 "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq)"
                         + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
-                        + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version");
+                        + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version",
+                PortableSql.selectAppendedSequences(t));
     }
 
     @Override
