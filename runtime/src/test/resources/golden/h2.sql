@@ -76,7 +76,7 @@ CREATE TABLE IF NOT EXISTS PUBLIC.pc_doc_order_summary (
 INSERT INTO PUBLIC.pc_streams (id, tenant_id, type, version, timestamp, created) VALUES (?, ?, ?, ?, ?, ?)
 
 -- events.upsertStream
-SELECT version FROM FINAL TABLE (MERGE INTO PUBLIC.pc_streams AS s USING (VALUES (CAST(? AS VARCHAR(250)), CAST(? AS VARCHAR(100)), CAST(? AS VARCHAR(250)), CAST(? AS BIGINT), CAST(? AS TIMESTAMP WITH TIME ZONE), CAST(? AS TIMESTAMP WITH TIME ZONE))) AS src (id, tenant_id, type, version, timestamp, created) ON s.tenant_id = src.tenant_id AND s.id = src.id WHEN MATCHED THEN UPDATE SET version = s.version + src.version, timestamp = src.timestamp WHEN NOT MATCHED THEN INSERT (id, tenant_id, type, version, timestamp, created) VALUES (src.id, src.tenant_id, src.type, src.version, src.timestamp, src.created))
+SELECT version FROM FINAL TABLE (MERGE INTO PUBLIC.pc_streams AS s USING (VALUES (CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS TIMESTAMP WITH TIME ZONE), CAST(? AS TIMESTAMP WITH TIME ZONE))) AS src (id, tenant_id, type, version, timestamp, created) ON s.tenant_id = src.tenant_id AND s.id = src.id WHEN MATCHED THEN UPDATE SET version = s.version + src.version, timestamp = src.timestamp WHEN NOT MATCHED THEN INSERT (id, tenant_id, type, version, timestamp, created) VALUES (src.id, src.tenant_id, src.type, src.version, src.timestamp, src.created))
 
 -- events.advanceStream
 UPDATE PUBLIC.pc_streams SET version = ?, timestamp = ? WHERE tenant_id = ? AND id = ? AND version = ?
@@ -85,7 +85,7 @@ UPDATE PUBLIC.pc_streams SET version = ?, timestamp = ? WHERE tenant_id = ? AND 
 SELECT version, type, timestamp FROM PUBLIC.pc_streams WHERE tenant_id = ? AND id = ?
 
 -- events.nextTenantSequence
-SELECT last_seq FROM FINAL TABLE (MERGE INTO PUBLIC.pc_tenant_sequences AS s USING (VALUES (CAST(? AS VARCHAR(100)), CAST(? AS BIGINT), CAST(? AS TIMESTAMP WITH TIME ZONE))) AS src (tenant_id, drawn, last_updated) ON s.tenant_id = src.tenant_id WHEN MATCHED THEN UPDATE SET last_seq = s.last_seq + src.drawn, last_updated = src.last_updated WHEN NOT MATCHED THEN INSERT (tenant_id, last_seq, last_updated) VALUES (src.tenant_id, src.drawn, src.last_updated))
+SELECT last_seq FROM FINAL TABLE (MERGE INTO PUBLIC.pc_tenant_sequences AS s USING (VALUES (CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS TIMESTAMP WITH TIME ZONE))) AS src (tenant_id, drawn, last_updated) ON s.tenant_id = src.tenant_id WHEN MATCHED THEN UPDATE SET last_seq = s.last_seq + src.drawn, last_updated = src.last_updated WHEN NOT MATCHED THEN INSERT (tenant_id, last_seq, last_updated) VALUES (src.tenant_id, src.drawn, src.last_updated))
 
 -- events.insertEvent
 INSERT INTO PUBLIC.pc_events (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq) VALUES (?, ?, ?, ?, ? FORMAT JSON, ?, ?, ?)
@@ -93,8 +93,11 @@ INSERT INTO PUBLIC.pc_events (id, stream_id, version, type, data, timestamp, ten
 -- events.selectStreamEvents
 SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id FROM PUBLIC.pc_events WHERE tenant_id = ? AND stream_id = ? ORDER BY version
 
+-- events.selectAppendedSequences
+SELECT seq_id FROM PUBLIC.pc_events WHERE tenant_id = ? AND stream_id = ? AND version >= ? AND version <= ? ORDER BY version
+
 -- documents.upsert
-MERGE INTO PUBLIC.pc_doc_order_summary AS d USING (VALUES (CAST(? AS VARCHAR(250)), CAST(? AS VARCHAR(100)), CAST(? AS VARCHAR) FORMAT JSON, CAST(? AS TIMESTAMP WITH TIME ZONE))) AS src (id, tenant_id, data, last_modified) ON d.tenant_id = src.tenant_id AND d.id = src.id WHEN MATCHED THEN UPDATE SET data = src.data, version = d.version + 1, last_modified = src.last_modified WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified) VALUES (src.id, src.tenant_id, src.data, 1, src.last_modified)
+MERGE INTO PUBLIC.pc_doc_order_summary AS d USING (VALUES (CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR) FORMAT JSON, CAST(? AS TIMESTAMP WITH TIME ZONE))) AS src (id, tenant_id, data, last_modified) ON d.tenant_id = src.tenant_id AND d.id = src.id WHEN MATCHED THEN UPDATE SET data = src.data, version = d.version + 1, last_modified = src.last_modified WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified) VALUES (src.id, src.tenant_id, src.data, 1, src.last_modified)
 
 -- documents.delete
 DELETE FROM PUBLIC.pc_doc_order_summary WHERE tenant_id = ? AND id = ?

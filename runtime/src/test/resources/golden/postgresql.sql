@@ -88,6 +88,9 @@ INSERT INTO public.pc_events (id, stream_id, version, type, data, timestamp, ten
 -- events.selectStreamEvents
 SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? ORDER BY version
 
+-- events.selectAppendedSequences
+SELECT seq_id FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? AND version >= ? AND version <= ? ORDER BY version
+
 -- documents.upsert
 INSERT INTO public.pc_doc_order_summary AS d (id, tenant_id, data, version, last_modified) VALUES (?, ?, ?::jsonb, 1, ?) ON CONFLICT (tenant_id, id) DO UPDATE SET data = EXCLUDED.data, version = d.version + 1, last_modified = EXCLUDED.last_modified
 

@@ -100,6 +100,9 @@ INSERT INTO dbo.pc_events (id, stream_id, version, type, data, timestamp, tenant
 -- events.selectStreamEvents
 SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? ORDER BY version
 
+-- events.selectAppendedSequences
+SELECT seq_id FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? AND version >= ? AND version <= ? ORDER BY version
+
 -- documents.upsert
 MERGE dbo.pc_doc_order_summary WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?)) AS source (id, tenant_id, data, last_modified) ON target.tenant_id = source.tenant_id AND target.id = source.id WHEN MATCHED THEN UPDATE SET target.data = source.data, target.version = target.version + 1, target.last_modified = source.last_modified WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified) VALUES (source.id, source.tenant_id, source.data, 1, source.last_modified);
 
@@ -110,7 +113,7 @@ DELETE FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND id = ?
 SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND id = ?
 
 -- documents.loadMany
-SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND id IN (SELECT CAST(value AS NVARCHAR(250)) FROM OPENJSON(?))
+SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND id IN (SELECT CAST(value AS NVARCHAR(250)) FROM OPENJSON(?) WHERE DATALENGTH(value) <= 500)
 
 -- documents.selectAll
 SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ?

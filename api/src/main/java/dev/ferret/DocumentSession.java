@@ -3,6 +3,9 @@ package dev.ferret;
 /**
  * A unit of work for one tenant: stores, deletes and event appends are buffered and written by
  * {@link #saveChanges()} in one database transaction, or not at all.
+ *
+ * <p>Ids are checked when a change is buffered: a document or stream id longer than {@link IdLimits#MAX_ID_LENGTH}
+ * throws {@link IllegalArgumentException} at the call and buffers nothing of it.
  */
 public interface DocumentSession extends QuerySession {
 

@@ -11,13 +11,23 @@ public interface DocumentStore extends AutoCloseable {
     /** Opens a read-only session for the default tenant. */
     QuerySession querySession();
 
-    /** Opens a read-only session for {@code tenantId}. */
+    /**
+     * Opens a read-only session for {@code tenantId}.
+     *
+     * @throws IllegalArgumentException when {@code tenantId} is blank or longer than
+     *                                  {@link IdLimits#MAX_TENANT_ID_LENGTH}
+     */
     QuerySession querySession(String tenantId);
 
     /** Opens a unit of work for the default tenant: changes are buffered until {@link DocumentSession#saveChanges()}. */
     DocumentSession openSession();
 
-    /** Opens a unit of work for {@code tenantId}. */
+    /**
+     * Opens a unit of work for {@code tenantId}.
+     *
+     * @throws IllegalArgumentException when {@code tenantId} is blank or longer than
+     *                                  {@link IdLimits#MAX_TENANT_ID_LENGTH}
+     */
     DocumentSession openSession(String tenantId);
 
     /** The database engine this store talks to, detected from connection metadata unless configured. */

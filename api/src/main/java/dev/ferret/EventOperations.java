@@ -8,7 +8,8 @@ public interface EventOperations {
     /**
      * Appends to a stream, creating it when it does not exist.
      *
-     * @throws IllegalArgumentException when {@code events} is null, empty or holds a null
+     * @throws IllegalArgumentException when {@code events} is null, empty or holds a null, or {@code streamId} is
+     *                                  blank or longer than {@link IdLimits#MAX_ID_LENGTH}
      */
     void append(String streamId, List<?> events);
 

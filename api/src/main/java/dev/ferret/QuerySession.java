@@ -6,6 +6,9 @@ import java.util.Optional;
 
 /**
  * Reads documents and events for one tenant. Not thread-safe; open one per unit of work and close it.
+ *
+ * <p>Every method taking a document or stream id throws {@link IllegalArgumentException} for an id longer than
+ * {@link IdLimits#MAX_ID_LENGTH}, before it queries anything.
  */
 public interface QuerySession extends AutoCloseable {
 

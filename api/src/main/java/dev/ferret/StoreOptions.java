@@ -355,14 +355,14 @@ public final class StoreOptions {
     }
 
     /**
-     * Checks a tenant id: 1-100 characters, not blank.
+     * Checks a tenant id: not blank, at most {@link IdLimits#MAX_TENANT_ID_LENGTH} characters.
      *
-     * @throws ConfigurationException naming {@code setting} and the value otherwise
+     * @throws ConfigurationException naming {@code setting} and what was wrong with the value otherwise
      */
     public static String requireTenantId(String setting, String tenantId) {
-        if (tenantId == null || tenantId.isBlank() || tenantId.length() > 100) {
-            throw new ConfigurationException(setting + " must be a tenant id of 1-100 characters, was: "
-                    + (tenantId == null ? "null" : "'" + tenantId + "'"));
+        String problem = IdLimits.tenantIdProblem(tenantId);
+        if (problem != null) {
+            throw new ConfigurationException(setting + ": " + problem);
         }
         return tenantId;
     }

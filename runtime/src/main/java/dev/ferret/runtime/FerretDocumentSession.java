@@ -3,6 +3,7 @@ package dev.ferret.runtime;
 import dev.ferret.ConcurrencyException;
 import dev.ferret.DocumentSession;
 import dev.ferret.EventOperations;
+import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.EventEnvelope;
 import dev.ferret.daemon.ApplyFailedException;
@@ -14,6 +15,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,12 +49,17 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         if (documents == null || documents.length == 0) {
             throw new IllegalArgumentException("store() needs at least one document");
         }
+        // every document checked before any is buffered, so a refused call leaves the unit of work as it was
+        List<DocumentChanges.Key> keys = new ArrayList<>(documents.length);
         for (Object document : documents) {
             if (document == null) {
                 throw new IllegalArgumentException("cannot store a null document");
             }
             DocumentMapping<?> mapping = store.mapping(document.getClass());
-            documentChanges.store(new DocumentChanges.Key(mapping, tenantId, mapping.idOf(document)), document);
+            keys.add(new DocumentChanges.Key(mapping, tenantId, mapping.idOf(document)));
+        }
+        for (int i = 0; i < documents.length; i++) {
+            documentChanges.store(keys.get(i), documents[i]);
         }
     }
 
@@ -75,6 +82,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
 
     @Override
     public void append(String streamId, long expectedVersion, List<?> events) {
+        IdLimits.requireStreamId(streamId);
         if (expectedVersion < 0) {
             throw new IllegalArgumentException("expected version of stream '" + streamId
                     + "' must be 0 (new stream) or more, was " + expectedVersion);
@@ -91,7 +99,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     private void buffer(String streamId, long expectedVersion, String aggregateType, boolean start,
                         List<?> events) {
         ensureOpen();
-        requireStreamId(streamId);
+        IdLimits.requireStreamId(streamId);
         if (events == null || events.isEmpty()) {
             throw new IllegalArgumentException("events appended to stream '" + streamId
                     + "' must not be null or empty");
@@ -231,23 +239,27 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         }
     }
 
-    /** Writes the events and returns the last tenant sequence number used (0 when not partitioned). */
+    /**
+     * Writes the events and returns the last tenant sequence number used (0 when not partitioned). With
+     * {@code inline} given, adds each event's envelope to it, carrying the sequence number its insert drew.
+     */
     private long writeEvents(Connection c, StreamAppend append, long headVersion, OffsetDateTime now,
                              List<EventEnvelope> inline, long tenantSeq) throws SQLException {
         boolean partitioned = store.partitionedByTenant();
+        int count = append.events().size();
+        long firstVersion = headVersion - count + 1;
+        List<UUID> eventIds = new ArrayList<>(count);
+        List<String> aliases = new ArrayList<>(count);
         try (PreparedStatement ps = c.prepareStatement(store.eventSql().insertEvent())) {
-            long version = headVersion - append.events().size();
+            long version = firstVersion;
             for (Object event : append.events()) {
                 UUID eventId = UUID.randomUUID();
                 String alias = store.eventTypes().aliasOf(event.getClass());
-                if (inline != null) {
-                    // the sequence is drawn by the insert and not read back; inline projections see 0
-                    inline.add(new EventEnvelope(0, eventId, append.streamId(), version + 1, alias, now, tenantId,
-                            event));
-                }
+                eventIds.add(eventId);
+                aliases.add(alias);
                 store.dialect().bindUuid(ps, 1, eventId);
                 ps.setString(2, append.streamId());
-                ps.setLong(3, ++version);
+                ps.setLong(3, version++);
                 ps.setString(4, alias);
                 ps.setString(5, store.serializer().toJson(event));
                 ps.setObject(6, now);
@@ -255,18 +267,52 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                 if (partitioned) {
                     ps.setLong(8, ++tenantSeq);
                 } else {
-                    ps.setNull(8, java.sql.Types.BIGINT);
+                    ps.setNull(8, Types.BIGINT);
                 }
                 ps.addBatch();
             }
             ps.executeBatch();
-            return tenantSeq;
         } catch (SQLException e) {
             if (store.dialect().isUniqueViolation(e)) {
                 throw conflict(c, append, "another writer appended the same versions");
             }
             throw e;
         }
+        if (inline != null) {
+            long[] sequences = appendedSequences(c, append, firstVersion, headVersion);
+            for (int i = 0; i < count; i++) {
+                inline.add(new EventEnvelope(sequences[i], eventIds.get(i), append.streamId(), firstVersion + i,
+                        aliases.get(i), now, tenantId, append.events().get(i)));
+            }
+        }
+        return tenantSeq;
+    }
+
+    /**
+     * The sequence numbers the inserts of {@code append} drew, in version order. Read in the append's own
+     * transaction: the stream's versions from {@code firstVersion} to {@code lastVersion} are the rows it just wrote.
+     */
+    private long[] appendedSequences(Connection c, StreamAppend append, long firstVersion, long lastVersion)
+            throws SQLException {
+        long[] sequences = new long[append.events().size()];
+        int found = 0;
+        try (PreparedStatement ps = c.prepareStatement(store.eventSql().selectAppendedSequences())) {
+            ps.setString(1, tenantId);
+            ps.setString(2, append.streamId());
+            ps.setLong(3, firstVersion);
+            ps.setLong(4, lastVersion);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (found < sequences.length && rs.next()) {
+                    sequences[found++] = rs.getLong(1);
+                }
+            }
+        }
+        if (found != sequences.length) {
+            throw new IllegalStateException("read back " + found + " of the " + sequences.length + " events just"
+                    + " appended to stream '" + append.streamId() + "' of tenant '" + tenantId + "' (versions "
+                    + firstVersion + " to " + lastVersion + ")");
+        }
+        return sequences;
     }
 
     private void applyInline(Connection c, List<EventEnvelope> events) throws SQLException {

@@ -5,6 +5,7 @@ import dev.ferret.DatabaseEngine;
 import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
 import dev.ferret.FerretException;
+import dev.ferret.IdLimits;
 import dev.ferret.JsonSerializer;
 import dev.ferret.QuerySession;
 import dev.ferret.StoreOptions;
@@ -190,7 +191,7 @@ public final class FerretDocumentStore implements DocumentStore {
 
     @Override
     public QuerySession querySession(String tenantId) {
-        return new FerretQuerySession(this, requireTenant(tenantId));
+        return new FerretQuerySession(this, IdLimits.requireTenantId(tenantId));
     }
 
     @Override
@@ -200,7 +201,7 @@ public final class FerretDocumentStore implements DocumentStore {
 
     @Override
     public DocumentSession openSession(String tenantId) {
-        return new FerretDocumentSession(this, requireTenant(tenantId));
+        return new FerretDocumentSession(this, IdLimits.requireTenantId(tenantId));
     }
 
     @Override
@@ -296,14 +297,6 @@ public final class FerretDocumentStore implements DocumentStore {
             return (DocumentMapping<T>) base;
         }
         return (DocumentMapping<T>) versionedMappings.get(type.getName() + "@" + version);
-    }
-
-    private static String requireTenant(String tenantId) {
-        if (tenantId == null || tenantId.isBlank() || tenantId.length() > 100) {
-            throw new IllegalArgumentException("tenant id must be 1-100 characters, was: "
-                    + (tenantId == null ? "null" : "'" + tenantId + "'"));
-        }
-        return tenantId;
     }
 
     @Override

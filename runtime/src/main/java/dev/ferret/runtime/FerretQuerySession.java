@@ -3,6 +3,7 @@ package dev.ferret.runtime;
 import dev.ferret.DatabaseException;
 import dev.ferret.DocumentQuery;
 import dev.ferret.EventEnvelope;
+import dev.ferret.IdLimits;
 import dev.ferret.QuerySession;
 import dev.ferret.StreamState;
 import dev.ferret.runtime.documents.DocumentMapping;
@@ -90,7 +91,7 @@ class FerretQuerySession implements QuerySession {
     @Override
     public List<EventEnvelope> fetchStream(String streamId) {
         ensureOpen();
-        requireStreamId(streamId);
+        IdLimits.requireStreamId(streamId);
         try (Connection c = store.dataSourceOf(tenantId).getConnection();
              PreparedStatement ps = c.prepareStatement(store.eventSql().selectStreamEvents())) {
             ps.setString(1, tenantId);
@@ -114,7 +115,7 @@ class FerretQuerySession implements QuerySession {
     @Override
     public Optional<StreamState> fetchStreamState(String streamId) {
         ensureOpen();
-        requireStreamId(streamId);
+        IdLimits.requireStreamId(streamId);
         try (Connection c = store.dataSourceOf(tenantId).getConnection();
              PreparedStatement ps = c.prepareStatement(store.eventSql().selectStream())) {
             ps.setString(1, tenantId);
@@ -128,13 +129,6 @@ class FerretQuerySession implements QuerySession {
             }
         } catch (SQLException e) {
             throw failure("fetching the state of stream " + streamId, e);
-        }
-    }
-
-    static void requireStreamId(String streamId) {
-        if (streamId == null || streamId.isBlank() || streamId.length() > 250) {
-            throw new IllegalArgumentException("stream id must be 1-250 characters, was: "
-                    + (streamId == null ? "null" : "'" + streamId + "'"));
         }
     }
 

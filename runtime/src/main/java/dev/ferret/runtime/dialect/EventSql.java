@@ -17,7 +17,14 @@ package dev.ferret.runtime.dialect;
  * @param insertEvent           (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq or null)
  * @param selectStreamEvents    (tenant_id, stream_id) -&gt; seq_id, id, stream_id, version, type, data, timestamp,
  *                              tenant_id in version order
+ * @param selectAppendedSequences (tenant_id, stream_id, first version, last version) -&gt; seq_id in version order:
+ *                              the sequence numbers one append's inserts drew, read back in its own transaction
+ *                              for the inline projections. A read after the batch rather than keys returned by
+ *                              it, because mssql-jdbc returns no generated keys from {@code executeBatch} and an
+ *                              {@code OUTPUT} clause makes a batched statement fail; so every engine keeps its
+ *                              batch and runs the one code path
  */
 public record EventSql(String insertStream, String upsertStream, String advanceStream, String selectStream,
-                       String nextTenantSequence, String insertEvent, String selectStreamEvents) {
+                       String nextTenantSequence, String insertEvent, String selectStreamEvents,
+                       String selectAppendedSequences) {
 }

@@ -30,6 +30,12 @@ public final class PortableSql {
                 + " WHERE next_seq > seq_id + 1 ORDER BY seq_id";
     }
 
+    /** See {@link EventSql#selectAppendedSequences()}; the stream's unique version key finds the rows. */
+    public static String selectAppendedSequences(TableNames t) {
+        return "SELECT seq_id FROM " + t.events() + " WHERE tenant_id = ? AND stream_id = ? AND version >= ?"
+                + " AND version <= ? ORDER BY version";
+    }
+
     /** Tenants missing from the answer keep the mark they had (SQL Server skips a row an append holds). */
     public static String tenantMarks(TableNames t) {
         return "SELECT tenant_id, last_seq FROM " + t.tenantSequences();

@@ -1,5 +1,6 @@
 package dev.ferret.runtime.documents;
 
+import dev.ferret.IdLimits;
 import dev.ferret.MissingIdException;
 import dev.ferret.StoreOptions.DocumentType;
 import dev.ferret.runtime.dialect.Dialect;
@@ -68,21 +69,29 @@ public final class DocumentMapping<T> {
         return propertyEquals;
     }
 
-    /** The stored form of {@code document}'s id. */
+    /**
+     * The stored form of {@code document}'s id.
+     *
+     * @throws IllegalArgumentException when it is longer than {@link IdLimits#MAX_ID_LENGTH}
+     */
     public String idOf(Object document) {
         Object id = idReader.apply(type.cast(document));
         if (id == null) {
             throw new MissingIdException("cannot store a " + type.getName() + " whose id is null");
         }
-        return id.toString();
+        return IdLimits.requireDocumentId(type, id.toString());
     }
 
-    /** The stored form of an id handed in by the caller. */
+    /**
+     * The stored form of an id handed in by the caller.
+     *
+     * @throws IllegalArgumentException when it is null or longer than {@link IdLimits#MAX_ID_LENGTH}
+     */
     public String idFrom(Object id) {
         if (id == null) {
             throw new IllegalArgumentException("id of " + type.getName() + " must not be null");
         }
-        return id.toString();
+        return IdLimits.requireDocumentId(type, id.toString());
     }
 
     private static <T> Function<T, ?> findId(Class<T> type) {

@@ -1,6 +1,7 @@
 package dev.ferret.runtime.dialect.sqlserver;
 
 import dev.ferret.DatabaseEngine;
+import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
@@ -30,6 +31,10 @@ public final class SqlServerDialect implements Dialect {
     private static final int PRIMARY_KEY_VIOLATION = 2627;
     private static final int UNIQUE_INDEX_VIOLATION = 2601;
 
+    /** Column types of ids, from the limits the public API checks, so the two cannot drift apart. */
+    static final String ID_COLUMN = "NVARCHAR(" + IdLimits.MAX_ID_LENGTH + ")";
+    static final String TENANT_COLUMN = "NVARCHAR(" + IdLimits.MAX_TENANT_ID_LENGTH + ")";
+
     /*
      * Session-owned rather than transaction-owned: under the driver's implicit transactions an EXEC opens no
      * transaction, and a transaction-owned applock outside one fails. A pooled connection keeps its session, so the
@@ -56,13 +61,13 @@ public final class SqlServerDialect implements Dialect {
                         + "  seq_id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT " + t.constraint("pk", "events")
                         + " PRIMARY KEY CLUSTERED,\n"
                         + "  id UNIQUEIDENTIFIER NOT NULL,\n"
-                        + "  stream_id NVARCHAR(250) NOT NULL,\n"
+                        + "  stream_id " + ID_COLUMN + " NOT NULL,\n"
                         + "  version BIGINT NOT NULL,\n"
                         + "  type NVARCHAR(250) NOT NULL,\n"
                         + "  data NVARCHAR(MAX) NOT NULL CONSTRAINT " + t.constraint("ck", "events_data")
                         + " CHECK (ISJSON(data) = 1),\n"
                         + "  timestamp DATETIMEOFFSET NOT NULL,\n"
-                        + "  tenant_id NVARCHAR(100) NOT NULL,\n"
+                        + "  tenant_id " + TENANT_COLUMN + " NOT NULL,\n"
                         + "  tenant_seq BIGINT NULL,\n"
                         + "  CONSTRAINT " + t.constraint("uq", "events_stream_version")
                         + " UNIQUE (tenant_id, stream_id, version)\n"
@@ -75,7 +80,7 @@ public final class SqlServerDialect implements Dialect {
         SchemaObject tenantSequences = new SchemaObject(t.local("tenant_sequences"), List.of(
                 "IF OBJECT_ID(N'" + t.tenantSequences() + "', N'U') IS NULL\n"
                         + "CREATE TABLE " + t.tenantSequences() + " (\n"
-                        + "  tenant_id NVARCHAR(100) NOT NULL CONSTRAINT " + t.constraint("pk", "tenant_sequences")
+                        + "  tenant_id " + TENANT_COLUMN + " NOT NULL CONSTRAINT " + t.constraint("pk", "tenant_sequences")
                         + " PRIMARY KEY CLUSTERED,\n"
                         + "  last_seq BIGINT NOT NULL,\n"
                         + "  last_updated DATETIMEOFFSET NOT NULL\n"
@@ -83,8 +88,8 @@ public final class SqlServerDialect implements Dialect {
         SchemaObject streams = new SchemaObject(t.local("streams"), List.of(
                 "IF OBJECT_ID(N'" + t.streams() + "', N'U') IS NULL\n"
                         + "CREATE TABLE " + t.streams() + " (\n"
-                        + "  id NVARCHAR(250) NOT NULL,\n"
-                        + "  tenant_id NVARCHAR(100) NOT NULL,\n"
+                        + "  id " + ID_COLUMN + " NOT NULL,\n"
+                        + "  tenant_id " + TENANT_COLUMN + " NOT NULL,\n"
                         + "  type NVARCHAR(250) NULL,\n"
                         + "  version BIGINT NOT NULL,\n"
                         + "  timestamp DATETIMEOFFSET NOT NULL,\n"
@@ -108,7 +113,7 @@ public final class SqlServerDialect implements Dialect {
                         + "  seq_id BIGINT NOT NULL,\n"
                         + "  event_id UNIQUEIDENTIFIER NULL,\n"
                         + "  type NVARCHAR(250) NOT NULL,\n"
-                        + "  tenant_id NVARCHAR(100) NOT NULL,\n"
+                        + "  tenant_id " + TENANT_COLUMN + " NOT NULL,\n"
                         + "  exception_type NVARCHAR(500) NOT NULL,\n"
                         + "  message NVARCHAR(MAX) NULL,\n"
                         + "  timestamp DATETIMEOFFSET NOT NULL\n"
@@ -124,8 +129,8 @@ public final class SqlServerDialect implements Dialect {
         return new SchemaObject(t.documentTableName(documentName), List.of(
                 "IF OBJECT_ID(N'" + table + "', N'U') IS NULL\n"
                         + "CREATE TABLE " + table + " (\n"
-                        + "  id NVARCHAR(250) NOT NULL,\n"
-                        + "  tenant_id NVARCHAR(100) NOT NULL,\n"
+                        + "  id " + ID_COLUMN + " NOT NULL,\n"
+                        + "  tenant_id " + TENANT_COLUMN + " NOT NULL,\n"
                         + "  data NVARCHAR(MAX) NOT NULL CONSTRAINT " + t.constraint("ck", "doc_" + documentName)
                         + " CHECK (ISJSON(data) = 1),\n"
                         + "  version BIGINT NOT NULL,\n"
@@ -163,7 +168,8 @@ public final class SqlServerDialect implements Dialect {
                 "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq)"
                         + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
-                        + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version");
+                        + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version",
+                PortableSql.selectAppendedSequences(t));
     }
 
     @Override
@@ -179,8 +185,11 @@ public final class SqlServerDialect implements Dialect {
                         + " VALUES (source.id, source.tenant_id, source.data, 1, source.last_modified);",
                 "DELETE FROM " + table + " WHERE tenant_id = ? AND id = ?",
                 "SELECT data FROM " + table + " WHERE tenant_id = ? AND id = ?",
-                "SELECT data FROM " + table
-                        + " WHERE tenant_id = ? AND id IN (SELECT CAST(value AS NVARCHAR(250)) FROM OPENJSON(?))",
+                // OPENJSON's value is NVARCHAR(MAX); cast to the column's own type the comparison can seek the
+                // key. A CAST cuts a longer string silently, so a requested id longer than the column (2 bytes a
+                // code unit) is left out instead: no document can have it, and cut it could match another one
+                "SELECT data FROM " + table + " WHERE tenant_id = ? AND id IN (SELECT CAST(value AS " + ID_COLUMN
+                        + ") FROM OPENJSON(?) WHERE DATALENGTH(value) <= " + 2 * IdLimits.MAX_ID_LENGTH + ")",
                 "SELECT data FROM " + table + " WHERE tenant_id = ?",
                 "SELECT COUNT_BIG(*) FROM " + table + " WHERE tenant_id = ?",
                 "DELETE FROM " + table,

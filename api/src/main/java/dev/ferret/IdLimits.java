@@ -1,0 +1,79 @@
+package dev.ferret;
+
+/**
+ * How long the ids Ferret stores may be. These are the widths of the id columns in every engine's schema (the
+ * dialects render their DDL from these constants), and every public entry point that takes an id checks it here
+ * before anything is written or queried: a longer id would be refused by one engine at commit and cut to the column
+ * width by another, where two ids that differ only past the limit would then overwrite each other.
+ *
+ * <p>Lengths count UTF-16 code units ({@link String#length()}), which is what SQL Server's {@code NVARCHAR(n)}
+ * counts; PostgreSQL and H2 count code points, never more, so an id that passes fits every engine.
+ */
+public final class IdLimits {
+
+    /** The longest stream id and document id, in characters: the width of the {@code id} and {@code stream_id} columns. */
+    public static final int MAX_ID_LENGTH = 250;
+
+    /** The longest tenant id, in characters: the width of the {@code tenant_id} columns. */
+    public static final int MAX_TENANT_ID_LENGTH = 100;
+
+    /** How much of an over-long id a message quotes: enough to recognise it, never a whole huge one. */
+    private static final int QUOTED_PREFIX = 40;
+
+    private IdLimits() {
+    }
+
+    /**
+     * Checks a stream id: not blank, at most {@link #MAX_ID_LENGTH} characters.
+     *
+     * @throws IllegalArgumentException naming the length and the limit otherwise
+     */
+    public static String requireStreamId(String streamId) {
+        return require("stream id", streamId, MAX_ID_LENGTH, true);
+    }
+
+    /**
+     * Checks the stored form of a document id of {@code documentType}: at most {@link #MAX_ID_LENGTH} characters.
+     *
+     * @throws IllegalArgumentException naming the document type, the length and the limit otherwise
+     */
+    public static String requireDocumentId(Class<?> documentType, String id) {
+        return require("id of document type " + documentType.getName(), id, MAX_ID_LENGTH, false);
+    }
+
+    /**
+     * Checks a tenant id: not blank, at most {@link #MAX_TENANT_ID_LENGTH} characters.
+     *
+     * @throws IllegalArgumentException naming the length and the limit otherwise
+     */
+    public static String requireTenantId(String tenantId) {
+        return require("tenant id", tenantId, MAX_TENANT_ID_LENGTH, true);
+    }
+
+    /** The reason {@code tenantId} is not a valid tenant id, or null when it is one. */
+    static String tenantIdProblem(String tenantId) {
+        return problem("tenant id", tenantId, MAX_TENANT_ID_LENGTH, true);
+    }
+
+    private static String require(String kind, String id, int limit, boolean nonBlank) {
+        String problem = problem(kind, id, limit, nonBlank);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
+        return id;
+    }
+
+    private static String problem(String kind, String id, int limit, boolean nonBlank) {
+        if (id == null) {
+            return kind + " must not be null";
+        }
+        if (nonBlank && id.isBlank()) {
+            return kind + " must not be blank, was: '" + id + "'";
+        }
+        if (id.length() > limit) {
+            return kind + " is " + id.length() + " characters long, over the limit of " + limit + ": '"
+                    + id.substring(0, QUOTED_PREFIX) + "...'";
+        }
+        return null;
+    }
+}
