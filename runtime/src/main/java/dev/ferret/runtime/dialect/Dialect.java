@@ -51,6 +51,21 @@ public interface Dialect {
     Runnable takeAppendFenceShared(Connection connection, TableNames names) throws SQLException;
 
     /**
+     * A wait bound in whole milliseconds, as the engines take one: a part of a millisecond counts as one (0 means
+     * "no bound" to PostgreSQL's timeouts), and at most {@link Integer#MAX_VALUE} (the engines' limit).
+     */
+    static int timeoutMillis(Duration timeout) {
+        if (timeout == null || timeout.isNegative()) {
+            throw new IllegalArgumentException("a database timeout must be zero or positive, was: " + timeout);
+        }
+        if (timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) >= 0) {
+            return Integer.MAX_VALUE;
+        }
+        long millis = timeout.toMillis() + (timeout.toNanosPart() % 1_000_000 == 0 ? 0 : 1);
+        return (int) Math.max(1, millis);
+    }
+
+    /**
      * Tries to take the append fence exclusively, waiting at most {@code timeout} for open append transactions to
      * end. Returns the release, or null when the fence could not be had in time.
      */

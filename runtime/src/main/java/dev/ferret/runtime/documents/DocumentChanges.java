@@ -9,11 +9,17 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.function.BiConsumer;
 
 /**
  * Pending document writes of one unit of work (a session or a daemon page): the last change per document wins,
  * so a document touched several times is written once. Written in batches, one statement per table and kind.
  * Owned by one thread.
+ *
+ * <p>A daemon page applies its events one at a time and must take back the writes of an event whose apply threw
+ * ({@link #beginUndo}, {@link #undo}, {@link #endUndo}). The undo log holds one entry per write of that event, so
+ * it costs what the event wrote, never a copy of the page's pending writes.
  */
 public final class DocumentChanges {
 
@@ -24,14 +30,57 @@ public final class DocumentChanges {
     /** Marks a deletion. */
     private static final Object DELETED = new Object();
 
+    /** Marks, in the undo log, a key that had no pending change before. */
+    private static final Object ABSENT = new Object();
+
     private final Map<Key, Object> changes = new LinkedHashMap<>();
+    /** While logging: every write since {@link #beginUndo}, with the change its key held before it. */
+    private final List<Key> undoKeys = new ArrayList<>();
+    private final List<Object> undoPrior = new ArrayList<>();
+    private boolean logging;
 
     public void store(Key key, Object document) {
-        changes.put(key, document);
+        put(key, Objects.requireNonNull(document, "document"));
     }
 
     public void delete(Key key) {
-        changes.put(key, DELETED);
+        put(key, DELETED);
+    }
+
+    private void put(Key key, Object change) {
+        Object prior = changes.put(key, change);
+        if (logging) {
+            // every write is logged, repeats included: undone newest first, the oldest prior is what remains
+            undoKeys.add(key);
+            undoPrior.add(prior == null ? ABSENT : prior);
+        }
+    }
+
+    /** Starts logging writes so that {@link #undo} can take them back; a log still open is dropped. */
+    public void beginUndo() {
+        endUndo();
+        logging = true;
+    }
+
+    /** Keeps the writes made since {@link #beginUndo} and stops logging. */
+    public void endUndo() {
+        logging = false;
+        undoKeys.clear();
+        undoPrior.clear();
+    }
+
+    /** Takes back every write made since {@link #beginUndo} and stops logging. */
+    public void undo() {
+        for (int i = undoKeys.size() - 1; i >= 0; i--) {
+            Object prior = undoPrior.get(i);
+            if (prior == ABSENT) {
+                changes.remove(undoKeys.get(i));
+            } else {
+                // the key is still present, so its place in the write order is unchanged
+                changes.put(undoKeys.get(i), prior);
+            }
+        }
+        endUndo();
     }
 
     /** Whether {@code key} has a pending change. */
@@ -54,12 +103,13 @@ public final class DocumentChanges {
     }
 
     /** Every pending change, in the order first made: the document, or null for a deletion. */
-    public void forEach(java.util.function.BiConsumer<Key, Object> action) {
+    public void forEach(BiConsumer<Key, Object> action) {
         changes.forEach((key, change) -> action.accept(key, change == DELETED ? null : change));
     }
 
     public void clear() {
         changes.clear();
+        endUndo();
     }
 
     /** Writes everything on {@code connection}, inside the caller's transaction. */

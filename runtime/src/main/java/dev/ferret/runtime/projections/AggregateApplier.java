@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -20,7 +21,8 @@ import java.util.function.Function;
 
 /**
  * Folds a page into one document type: routes every event to its document ids, reads their committed state in one
- * statement per tenant, folds in memory and leaves one write per document.
+ * statement per tenant, folds in memory and leaves one write per document. An event applies to all of its
+ * documents or, when a handler throws, to none of them, and is reported once.
  */
 final class AggregateApplier<T> extends ProjectionBackedApplier {
 
@@ -31,7 +33,7 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
     private final Set<Class<?>> deleters;
     /** Null for a snapshot: the stream id is the document id. */
     private final Map<Class<?>, Function<Object, Collection<?>>> routes;
-    private final Set<String> aliases = new java.util.HashSet<>();
+    private final Set<String> aliases = new HashSet<>();
     private final AggregateProjection.SideEffectRaiser<T> raiser;
 
     AggregateApplier(AggregateProjection<T, ?> projection, FerretDocumentStore store) {
@@ -72,22 +74,52 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
 
         Map<Key, T> working = new HashMap<>();
         Set<Key> touched = new LinkedHashSet<>();
+        boolean[] failed = new boolean[events.size()];
+        List<T> before = new ArrayList<>();
+        List<T> after = new ArrayList<>();
         for (int i = 0; i < events.size(); i++) {
             EventEnvelope event = events.get(i);
-            for (Key key : targets.get(i)) {
-                T current = working.containsKey(key) ? working.get(key) : mapping.type().cast(batch.current(key));
-                try {
-                    T next = fold(key.id(), current, event);
-                    working.put(key, next);
-                    if (next != current) {
-                        touched.add(key);
-                    }
+            List<Key> keys = targets.get(i);
+            if (keys.isEmpty()) {
+                continue;
+            }
+            // the states before the event are read outside it: they are the page's, not the event's, reads
+            before.clear();
+            after.clear();
+            for (Key key : keys) {
+                before.add(working.containsKey(key) ? working.get(key) : mapping.type().cast(batch.current(key)));
+            }
+            batch.beginEvent();
+            try {
+                for (int k = 0; k < keys.size(); k++) {
+                    T next = fold(keys.get(k).id(), before.get(k), event);
+                    after.add(next);
                     if (raiser != null && handles(event)) {
                         raiser.raise(next, event, batch.sideEffects(event.tenantId()));
                     }
-                } catch (RuntimeException e) {
-                    working.put(key, current);
-                    errors.onApplyError(event, e);
+                }
+            } catch (PageBatch.PageReadException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                // the event counts for none of its documents, or it would be half applied and dead-lettered
+                batch.discardEvent();
+                failed[i] = true;
+                errors.onApplyError(event, e);
+                for (int k = 0; k < keys.size(); k++) {
+                    if (before.get(k) != null) {
+                        working.put(keys.get(k), rebuild(keys.get(k), i, events, targets, failed, batch, e));
+                    }
+                }
+                continue;
+            }
+            batch.keepEvent();
+            Class<?> type = event.data().getClass();
+            for (int k = 0; k < keys.size(); k++) {
+                T next = after.get(k);
+                working.put(keys.get(k), next);
+                // an applier may return the same instance, changed in place
+                if (next != before.get(k) || (next != null && appliers.containsKey(type))) {
+                    touched.add(keys.get(k));
                 }
             }
         }
@@ -101,6 +133,32 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
         }
     }
 
+    /**
+     * The document {@code key} as the page's kept events before {@code failedAt} left it. The failed event may have
+     * changed the instance it was handed before it threw, so that instance is not trusted: the committed state is
+     * read again and folded with those events. Runs only for a failed event, never on the hot path.
+     */
+    private T rebuild(Key key, int failedAt, List<EventEnvelope> events, List<List<Key>> targets, boolean[] failed,
+                      PageBatch batch, RuntimeException failure) throws SQLException {
+        T document = mapping.type().cast(batch.reread(key));
+        for (int j = 0; j < failedAt; j++) {
+            if (!failed[j] && targets.get(j).contains(key)) {
+                try {
+                    document = fold(key.id(), document, events.get(j));
+                } catch (RuntimeException e) {
+                    IllegalStateException error = new IllegalStateException("projection " + projection.name()
+                            + " could not rebuild document '" + key.id() + "' after the event at sequence "
+                            + events.get(failedAt).sequence() + " failed: the event at sequence "
+                            + events.get(j).sequence() + ", applied before, now throws " + e
+                            + "; the projection's handlers must give the same result every time", e);
+                    error.addSuppressed(failure);
+                    throw error;
+                }
+            }
+        }
+        return document;
+    }
+
     private List<Key> route(EventEnvelope event, ApplyErrorHandler errors) {
         Class<?> type = event.data().getClass();
         if (routes == null) {
@@ -112,11 +170,12 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
         }
         try {
             Collection<?> ids = route.apply(event.data());
-            List<Key> keys = new ArrayList<>(ids.size());
+            // a document named twice still sees the event once
+            Set<Key> keys = new LinkedHashSet<>();
             for (Object id : ids) {
                 keys.add(new Key(mapping, event.tenantId(), mapping.idFrom(id)));
             }
-            return keys;
+            return List.copyOf(keys);
         } catch (RuntimeException e) {
             errors.onApplyError(event, e);
             return List.of();
@@ -129,8 +188,8 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
     }
 
     @Override
-    public java.util.List<DocumentMapping<?>> documentMappings(FerretDocumentStore store) {
-        return java.util.List.of(mapping);
+    public List<DocumentMapping<?>> documentMappings(FerretDocumentStore store) {
+        return List.of(mapping);
     }
 
     /** The document after {@code event}: a new instance, the same one, or null when it is deleted. */

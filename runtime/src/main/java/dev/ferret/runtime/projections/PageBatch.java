@@ -2,10 +2,12 @@ package dev.ferret.runtime.projections;
 
 import dev.ferret.daemon.ChangeSet;
 import dev.ferret.projections.DocumentOperations;
+import dev.ferret.projections.SideEffects;
 import dev.ferret.runtime.FerretDocumentStore;
 import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.documents.DocumentChanges.Key;
 import dev.ferret.runtime.documents.DocumentMapping;
+import dev.ferret.subscriptions.PostCommitListener;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,14 +17,20 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
 /**
  * The documents one page reads and writes, over the page's transaction. Reads see the page's own pending writes
  * first; committed state is read at most once per document. Owned by the thread applying the page.
+ *
+ * <p>An applier brackets each event with {@link #beginEvent} and {@link #keepEvent} or {@link #discardEvent}: an
+ * event whose apply throws leaves nothing behind (no document write, side effect or post-commit listener), so a
+ * dead letter never commits with part of its event, and later events of the page read only kept events' writes.
  */
 public final class PageBatch {
 
@@ -32,27 +40,117 @@ public final class PageBatch {
     /** Committed state read so far: the document, or null when it did not exist. */
     private final Map<Key, Object> committed = new HashMap<>();
     private final Map<String, Operations> operationsByTenant = new HashMap<>();
-    private final List<dev.ferret.subscriptions.PostCommitListener> postCommit = new ArrayList<>();
+    private final List<PostCommitListener> postCommit = new ArrayList<>();
     private final List<Object> messages = new ArrayList<>();
     private final List<RaisedEvent> raisedEvents = new ArrayList<>();
+
+    /** Where the event being applied began in each list; -1 outside an event. */
+    private int postCommitMark = -1;
+    private int messagesMark = -1;
+    private int raisedEventsMark = -1;
+    /** Documents the event being applied read from committed state: it may have changed those instances in place. */
+    private final List<Key> readCommittedInEvent = new ArrayList<>();
+    /** Whether the event being applied read a document an earlier event of the page wrote. */
+    private boolean readPendingInEvent;
+    /** Whether the unit of work had no writes before the page, so that {@link #restart} can go back to it. */
+    private final boolean startedEmpty;
 
     /** An event a projection raised, to append after the commit. */
     public record RaisedEvent(String tenantId, String streamId, Object event) {
     }
 
     /** Side effects raised while applying events of {@code tenantId}; held until the page commits. */
-    public dev.ferret.projections.SideEffects sideEffects(String tenantId) {
-        return new dev.ferret.projections.SideEffects() {
+    public SideEffects sideEffects(String tenantId) {
+        return new SideEffects() {
             @Override
             public void publish(Object message) {
-                messages.add(java.util.Objects.requireNonNull(message, "message"));
+                messages.add(Objects.requireNonNull(message, "message"));
             }
 
             @Override
             public void appendEvent(String streamId, Object event) {
-                raisedEvents.add(new RaisedEvent(tenantId, streamId, java.util.Objects.requireNonNull(event, "event")));
+                raisedEvents.add(new RaisedEvent(tenantId, streamId, Objects.requireNonNull(event, "event")));
             }
         };
+    }
+
+    /** Starts applying one event: what it writes, raises and registers from here on can still be taken back. */
+    public void beginEvent() {
+        changes.beginUndo();
+        postCommitMark = postCommit.size();
+        messagesMark = messages.size();
+        raisedEventsMark = raisedEvents.size();
+        readCommittedInEvent.clear();
+        readPendingInEvent = false;
+    }
+
+    /** The event applied: keeps everything it did since {@link #beginEvent}. */
+    public void keepEvent() {
+        changes.endUndo();
+        endEvent();
+    }
+
+    /**
+     * The event's apply threw: takes back everything it did since {@link #beginEvent}. Committed documents it read
+     * are read again, as it may have changed those instances before it threw. Returns whether it was handed
+     * documents that earlier events of the page wrote: it may have changed those in place too, and only applying
+     * the page again from its start ({@link #restart}) restores them.
+     */
+    public boolean discardEvent() throws SQLException {
+        boolean readPending = readPendingInEvent;
+        changes.undo();
+        if (postCommitMark >= 0) {
+            postCommit.subList(postCommitMark, postCommit.size()).clear();
+            messages.subList(messagesMark, messages.size()).clear();
+            raisedEvents.subList(raisedEventsMark, raisedEvents.size()).clear();
+        }
+        Set<Key> reread = new LinkedHashSet<>(readCommittedInEvent);
+        endEvent();
+        for (Key key : reread) {
+            committed.remove(key);
+            current(key);
+        }
+        return readPending;
+    }
+
+    private void endEvent() {
+        postCommitMark = -1;
+        messagesMark = -1;
+        raisedEventsMark = -1;
+        readCommittedInEvent.clear();
+        readPendingInEvent = false;
+    }
+
+    /**
+     * Forgets everything applied to this page, to apply it again from its start. Committed documents are read
+     * afresh: instances read before may have been changed in place. Only for a page that began with no writes (a
+     * daemon page); an inline session's own writes would be lost.
+     */
+    public void restart() {
+        if (!startedEmpty) {
+            throw new IllegalStateException("the page cannot be applied again: its unit of work had "
+                    + "writes of its own before the page, and going back would lose them");
+        }
+        endEvent();
+        changes.clear();
+        committed.clear();
+        postCommit.clear();
+        messages.clear();
+        raisedEvents.clear();
+    }
+
+    /**
+     * The document as the page found it, as a fresh instance: read again from the database, or, when the unit of
+     * work had a pending write for it before (an inline session's own store), that write. Null when it does not
+     * exist. For an applier rebuilding a document that an event changed in place before it threw.
+     */
+    public Object reread(Key key) throws SQLException {
+        if (changes.isPending(key)) {
+            return changes.pending(key);
+        }
+        committed.remove(key);
+        preload(key.mapping(), key.tenantId(), List.of(key.id()));
+        return committed.get(key);
     }
 
     public List<Object> publishedMessages() {
@@ -67,16 +165,17 @@ public final class PageBatch {
         this.store = store;
         this.connection = connection;
         this.changes = changes;
+        this.startedEmpty = changes.isEmpty();
     }
 
     /** Registers work for after the page's commit. */
-    public void afterCommit(dev.ferret.subscriptions.PostCommitListener listener) {
-        if (listener != null && listener != dev.ferret.subscriptions.PostCommitListener.NONE) {
+    public void afterCommit(PostCommitListener listener) {
+        if (listener != null && listener != PostCommitListener.NONE) {
             postCommit.add(listener);
         }
     }
 
-    public List<dev.ferret.subscriptions.PostCommitListener> postCommitListeners() {
+    public List<PostCommitListener> postCommitListeners() {
         return List.copyOf(postCommit);
     }
 
@@ -91,12 +190,17 @@ public final class PageBatch {
     /** The document's current state in this page, or null when it does not exist (or was deleted in it). */
     public Object current(Key key) throws SQLException {
         if (changes.isPending(key)) {
+            readPendingInEvent |= postCommitMark >= 0;
             return changes.pending(key);
         }
         if (!committed.containsKey(key)) {
             preload(key.mapping(), key.tenantId(), List.of(key.id()));
         }
-        return committed.get(key);
+        Object document = committed.get(key);
+        if (document != null && postCommitMark >= 0) {
+            readCommittedInEvent.add(key);
+        }
+        return document;
     }
 
     /** Reads the committed state of many documents in one statement, skipping those already known. */

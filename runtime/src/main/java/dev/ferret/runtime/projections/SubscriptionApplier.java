@@ -13,8 +13,13 @@ import java.sql.SQLException;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 
-/** Hands each page to a {@link SubscriptionBase}; its post-commit listener is kept for after the commit. */
+/**
+ * Hands each page to a {@link SubscriptionBase}; its post-commit listener is kept for after the commit. The
+ * subscription owns the whole page, so an event it marks bad is reported once however often it is marked, but its
+ * writes cannot be told apart from the page's: taking them back is the subscription's business.
+ */
 final class SubscriptionApplier implements ProjectionApplier {
 
     private final SubscriptionBase subscription;
@@ -67,6 +72,7 @@ final class SubscriptionApplier implements ProjectionApplier {
     @Override
     public void applyPage(long floor, long ceiling, List<EventEnvelope> events, PageBatch batch,
                           ApplyErrorHandler errors, String shardName, Cancellation cancellation) throws Exception {
+        Set<UUID> markedBad = new HashSet<>();
         SubscriptionController controller = new SubscriptionController() {
             @Override
             public String shardName() {
@@ -75,6 +81,9 @@ final class SubscriptionApplier implements ProjectionApplier {
 
             @Override
             public void markBad(EventEnvelope event, Throwable error) {
+                if (!markedBad.add(event.eventId())) {
+                    return; // one dead letter per event
+                }
                 errors.onApplyError(event, error instanceof RuntimeException runtime ? runtime
                         : new IllegalStateException(error));
             }

@@ -206,7 +206,7 @@ public final class PostgresDialect implements Dialect {
     public Runnable tryTakeAppendFenceExclusive(Connection connection, TableNames names, Duration timeout)
             throws SQLException {
         try (Statement s = connection.createStatement()) {
-            s.execute("SET LOCAL lock_timeout = " + Math.max(1, timeout.toMillis()));
+            s.execute("SET LOCAL lock_timeout = " + Dialect.timeoutMillis(timeout));
         }
         try (PreparedStatement ps = connection.prepareStatement(FENCE_EXCLUSIVE)) {
             ps.setLong(1, AdvisoryLockKeys.keyOf(Dialect.appendFenceName(names)));
@@ -256,7 +256,7 @@ public final class PostgresDialect implements Dialect {
             throws SQLException {
         try (Statement s = connection.createStatement()) {
             // bounds the wait behind another node's migration; SET LOCAL ends with the transaction
-            s.execute("SET LOCAL lock_timeout = " + Math.max(1, timeout.toMillis()));
+            s.execute("SET LOCAL lock_timeout = " + Dialect.timeoutMillis(timeout));
         }
         try (PreparedStatement ps = connection.prepareStatement(MIGRATION_LOCK)) {
             ps.setLong(1, AdvisoryLockKeys.keyOf(AdvisoryLockKeys.migrationLockName(schema)));

@@ -1,6 +1,7 @@
 package dev.ferret.runtime.dialect.postgresql;
 
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
+import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.ShardLockSession;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,6 +23,12 @@ final class PostgresShardLocks implements ShardLockSession {
     /** A bigint advisory key shows in pg_locks as classid (high half) and objid (low half), objsubid 1. */
     static final String PROBE = "SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1"
             + " AND granted AND pid = pg_backend_pid()";
+
+    /**
+     * Bounds the probe on the server, to the millisecond (a JDBC query timeout counts whole seconds). Local to the
+     * probe's transaction: the connection goes back to the pool one day and must not take the bound with it.
+     */
+    static final String PROBE_TIMEOUT = "SELECT set_config('statement_timeout', ?, true)";
 
     private final Connection connection;
 
@@ -53,9 +60,15 @@ final class PostgresShardLocks implements ShardLockSession {
         Map<Long, String> byKey = new HashMap<>();
         held.forEach(name -> byKey.put(AdvisoryLockKeys.keyOf(name), name));
         Set<String> stillHeld = new HashSet<>();
-        try (PreparedStatement ps = connection.prepareStatement(PROBE)) {
-            ps.setQueryTimeout((int) Math.max(1, Math.ceil(timeout.toMillis() / 1000.0)));
-            try (ResultSet rs = ps.executeQuery()) {
+        // session advisory locks outlive the transaction, whether it commits or rolls back
+        connection.setAutoCommit(false);
+        try {
+            try (PreparedStatement ps = connection.prepareStatement(PROBE_TIMEOUT)) {
+                ps.setString(1, statementTimeout(timeout));
+                ps.execute();
+            }
+            try (PreparedStatement ps = connection.prepareStatement(PROBE);
+                 ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     long key = (rs.getLong(1) << 32) | (rs.getLong(2) & 0xFFFFFFFFL);
                     String name = byKey.get(key);
@@ -64,8 +77,35 @@ final class PostgresShardLocks implements ShardLockSession {
                     }
                 }
             }
+            connection.commit();
+        } catch (SQLException | RuntimeException e) {
+            try {
+                connection.rollback();
+            } catch (SQLException rollback) {
+                e.addSuppressed(rollback);
+            }
+            restoreAutoCommit(e);
+            throw e;
         }
+        restoreAutoCommit(null);
         return stillHeld;
+    }
+
+    /** The value of {@code statement_timeout} for {@code timeout}, in milliseconds: {@code 300ms}. */
+    static String statementTimeout(Duration timeout) {
+        return Dialect.timeoutMillis(timeout) + "ms";
+    }
+
+    /** Back to autocommit; a failure to do so is added to {@code failure}, or thrown when there is none. */
+    private void restoreAutoCommit(Exception failure) throws SQLException {
+        try {
+            connection.setAutoCommit(true);
+        } catch (SQLException e) {
+            if (failure == null) {
+                throw e;
+            }
+            failure.addSuppressed(e);
+        }
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.ferret.runtime.dialect.sqlserver;
 
+import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.ShardLockSession;
 import java.sql.CallableStatement;
 import java.sql.Connection;
@@ -58,15 +59,27 @@ final class SqlServerShardLocks implements ShardLockSession {
     @Override
     public Set<String> probe(Collection<String> names, Duration timeout) throws SQLException {
         Set<String> stillHeld = new HashSet<>();
+        // SQL Server has no statement timeout and a JDBC query timeout counts whole seconds; the network timeout
+        // counts milliseconds. Running out of it ends the connection, and the session's applocks with it, which
+        // is what a failed probe means anyway.
+        int before = connection.getNetworkTimeout();
+        connection.setNetworkTimeout(Runnable::run, Dialect.timeoutMillis(timeout));
         try (PreparedStatement ps = connection.prepareStatement(PROBE)) {
-            ps.setQueryTimeout((int) Math.max(1, Math.ceil(timeout.toMillis() / 1000.0)));
             ps.setString(1, SqlServerDialect.jsonArrayOf(new ArrayList<>(names)));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     stillHeld.add(rs.getString(1));
                 }
             }
+        } catch (SQLException | RuntimeException e) {
+            try {
+                connection.setNetworkTimeout(Runnable::run, before);
+            } catch (SQLException restore) {
+                e.addSuppressed(restore); // the connection is gone
+            }
+            throw e;
         }
+        connection.setNetworkTimeout(Runnable::run, before);
         return stillHeld;
     }
 
