@@ -150,6 +150,10 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                 releaseFence[0].run();
             }
         }
+        if (!appends.isEmpty()) {
+            // new events are what the daemon is for: a loop lost to a suspended container comes back now
+            store.asyncDaemon().heal();
+        }
         appends.clear();
         documentChanges.clear();
     }

@@ -160,6 +160,11 @@ public final class FerretDocumentStore implements DocumentStore {
         }
     }
 
+    /** The daemon itself, for the store's own sessions. */
+    AsyncDaemon asyncDaemon() {
+        return daemon;
+    }
+
     @Override
     public ProjectionDaemon daemon() {
         return daemon;

@@ -400,6 +400,18 @@ public final class AsyncDaemon implements ProjectionDaemon {
     }
 
     /**
+     * Schedules again the detector's loop and the supervisor when a run of theirs was refused, dropped or cancelled.
+     * Cheap (no database work): called after every append, by waits and by every status read, so that once the
+     * container accepts work again the first of these revives a daemon whose every loop had been refused.
+     */
+    public void heal() {
+        if (running) {
+            polling.rearmIfOverdue();
+            supervisor.rearmIfOverdue();
+        }
+    }
+
+    /**
      * The daemon's state. Reading it also re-arms the loops found overdue (after the snapshot is taken, so the
      * snapshot still tells that they were): a health probe revives a daemon whose own supervisor was lost too.
      */
@@ -412,10 +424,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         List<String> problems = on ? livenessProblems(statuses) : List.of();
         DaemonStatus status = new DaemonStatus(settings.getMode(), on, markStatus(), statuses,
                 on ? polling.sinceLastRun() : Duration.ZERO, problems);
-        if (on) {
-            polling.rearmIfOverdue();
-            supervisor.rearmIfOverdue();
-        }
+        heal();
         return status;
     }
 
@@ -477,6 +486,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
                     + settings.getMode() + "); there is nothing to wait for");
         }
         long started = System.nanoTime();
+        heal();
         long highest = refreshHighest(timeout);
         // each shard's own target: the store's highest committed sequence, or its tenant's mark as just read
         Map<ShardAgent, Long> targets = new LinkedHashMap<>();

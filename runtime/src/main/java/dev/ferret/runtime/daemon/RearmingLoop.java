@@ -41,6 +41,8 @@ final class RearmingLoop {
     private boolean stopped = true;
     private long lastCompletedNanos;
     private long refusals;
+    /** Refusals since the last accepted run: the first of an outage is logged, the rest only counted. */
+    private long refusedInARow;
     private long rearms;
 
     RearmingLoop(String name, ScheduledExecutorService scheduler, Body body, Duration afterFailure, Duration grace,
@@ -80,11 +82,17 @@ final class RearmingLoop {
         dueNanos = nanoTime.getAsLong() + delay.toNanos();
         try {
             pending = scheduler.schedule(this::run, delay.toMillis(), TimeUnit.MILLISECONDS);
+            if (refusedInARow > 0) {
+                LOG.info("The scheduler accepts runs of {} again after {} refusals", name, refusedInARow);
+                refusedInARow = 0;
+            }
         } catch (RejectedExecutionException e) {
             pending = null;
             refusals++;
-            LOG.warn("The scheduler refused the next run of {} ({}); the supervisor schedules it again", name,
-                    e.toString());
+            if (refusedInARow++ == 0) {
+                LOG.warn("The scheduler refused the next run of {} ({}); it is scheduled again when the daemon"
+                        + " supervisor, a status read or an append finds it missing", name, e.toString());
+            }
         }
     }
 
@@ -125,12 +133,13 @@ final class RearmingLoop {
             return false;
         }
         if (pending != null) {
+            // accepted and never run (dropped) or cancelled; a refusal was logged when it happened
             pending.cancel(false);
             pending = null;
+            LOG.warn("{} missed its run (due {} ms ago); scheduling it again", name,
+                    TimeUnit.NANOSECONDS.toMillis(now - dueNanos));
         }
         rearms++;
-        LOG.warn("{} missed its run (due {} ms ago); scheduling it again", name,
-                TimeUnit.NANOSECONDS.toMillis(now - dueNanos));
         arm(Duration.ZERO);
         return true;
     }

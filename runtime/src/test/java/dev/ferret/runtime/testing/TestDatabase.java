@@ -156,15 +156,6 @@ public final class TestDatabase implements AutoCloseable {
         }
     }
 
-    /** Aborts every other session of this H2 database, as a crash of their connections would; returns how many. */
-    public long abortOtherSessions() {
-        if (engine != DatabaseEngine.H2) {
-            throw new IllegalStateException("aborting sessions by list needs H2");
-        }
-        return queryLong("SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS"
-                + " WHERE SESSION_ID <> SESSION_ID() AND ABORT_SESSION(SESSION_ID)");
-    }
-
     /** Terminates every server session of this test's pool (PostgreSQL); returns how many. */
     public long terminateSessions() {
         if (engine != DatabaseEngine.POSTGRESQL) {
