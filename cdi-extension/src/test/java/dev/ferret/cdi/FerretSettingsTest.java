@@ -47,6 +47,7 @@ class FerretSettingsTest {
                 Map.entry("ferret.daemon.max-transient-retries", "2"),
                 Map.entry("ferret.daemon.transient-retry-backoff", "PT0.2S"),
                 Map.entry("ferret.daemon.max-retry-backoff", "PT10S"),
+                Map.entry("ferret.daemon.stalled-shard-threshold", "PT3M"),
                 Map.entry("ferret.projections.stop-and-drain-timeout", "PT7S")));
         assertThat(settings.problems()).isEmpty();
         assertThat(settings.dataSource()).isEqualTo("jdbc/orders");
@@ -69,6 +70,7 @@ class FerretSettingsTest {
         assertThat(d.getMaxTransientRetries()).isEqualTo(2);
         assertThat(d.getTransientRetryBackoff()).isEqualTo(Duration.ofMillis(200));
         assertThat(d.getMaxRetryBackoff()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(d.getStalledShardThreshold()).isEqualTo(Duration.ofMinutes(3));
         assertThat(d.getStopAndDrainTimeout()).isEqualTo(Duration.ofSeconds(7));
     }
 

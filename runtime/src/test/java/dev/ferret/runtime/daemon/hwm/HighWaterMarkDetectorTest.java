@@ -68,6 +68,21 @@ class HighWaterMarkDetectorTest {
     }
 
     @Test
+    void skipTotalsCountEveryGapWhileRecentSkipsKeepABoundedWindow() throws Exception {
+        for (int i = 0; i < 25; i++) {
+            appendAndRollBack();
+            append("a");
+        }
+        detector.detect();
+        clock.advance(Duration.ofSeconds(4));
+        detector.detect();
+        assertThat(detector.mark()).isEqualTo(75);
+        assertThat(detector.status().recentSkips()).hasSize(20);
+        assertThat(detector.status().totalSkips()).isEqualTo(25);
+        assertThat(detector.status().totalSkippedSequences()).isEqualTo(50);
+    }
+
+    @Test
     void theMarkFollowsAContiguousLog() throws Exception {
         assertThat(detector.detect()).isFalse();
         append("a");

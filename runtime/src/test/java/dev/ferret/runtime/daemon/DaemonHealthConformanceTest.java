@@ -1,0 +1,169 @@
+package dev.ferret.runtime.daemon;
+
+import static dev.ferret.runtime.daemon.DaemonFixtures.appendTicks;
+import static dev.ferret.runtime.daemon.DaemonFixtures.fastDaemon;
+import static dev.ferret.runtime.daemon.DaemonFixtures.withTally;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ferret.DatabaseEngine;
+import dev.ferret.DocumentStore;
+import dev.ferret.StoreOptions;
+import dev.ferret.daemon.ApplyFailedException;
+import dev.ferret.daemon.DaemonMode;
+import dev.ferret.daemon.DaemonStatus;
+import dev.ferret.daemon.ShardState;
+import dev.ferret.daemon.ShardStatus;
+import dev.ferret.projections.Lifecycle;
+import dev.ferret.runtime.Ferret;
+import dev.ferret.runtime.daemon.DaemonFixtures.Gate;
+import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
+import dev.ferret.runtime.testing.TestDatabase;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** What status and liveness tell about shards that cannot move, events that cannot be read, and dead nodes. */
+@Tag("conformance")
+class DaemonHealthConformanceTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            toClose.get(i).close();
+        }
+    }
+
+    private TestDatabase database(String label) {
+        TestDatabase db = TestDatabase.create(label);
+        toClose.add(db);
+        return db;
+    }
+
+    private DocumentStore open(StoreOptions options) {
+        DocumentStore store = Ferret.createStore(options);
+        toClose.add(store);
+        return store;
+    }
+
+    private static ShardStatus shard(DocumentStore store, String name) {
+        return store.daemon().status().shard(name).orElseThrow();
+    }
+
+    @Test
+    void aRunningShardBehindItsMarkThatCommitsNothingTurnsLivenessDownNamingIt() {
+        TestDatabase db = database("stalled");
+        Gate gate = new Gate();
+        StoreOptions options = withTally(fastDaemon(db));
+        options.daemon().stalledShardThreshold(Duration.ofMillis(500));
+        options.projections().add(gate, Lifecycle.ASYNC);
+        DocumentStore store = open(options);
+        appendTicks(store, "x", 3);
+        await().atMost(WAIT).until(() -> store.querySession().load(Tally.class, "x").map(Tally::count).orElse(0L) == 3);
+        assertThat(shard(store, "Tally:All").sinceLastCommit()).isNotNull();
+
+        await().atMost(WAIT).until(() -> !store.daemon().status().live());
+        DaemonStatus down = store.daemon().status();
+        assertThat(down.livenessProblems()).singleElement().asString()
+                .contains("Gate:All").contains("daemon.stalled-shard-threshold");
+        assertThat(shard(store, "Gate:All").state()).isEqualTo(ShardState.RUNNING);
+        assertThat(shard(store, "Gate:All").stalledFor()).isGreaterThan(Duration.ofMillis(500));
+        assertThat(shard(store, "Tally:All").stalledFor()).isZero();
+
+        gate.release.countDown();
+        await().atMost(WAIT).until(() -> store.daemon().status().live());
+        assertThat(shard(store, "Gate:All").lag()).isZero();
+    }
+
+    @Test
+    void anIdleShardIsNotStalledHoweverLongAgoItLastCommitted() throws Exception {
+        TestDatabase db = database("idle");
+        StoreOptions options = withTally(fastDaemon(db));
+        options.daemon().stalledShardThreshold(Duration.ofMillis(300));
+        DocumentStore store = open(options);
+        appendTicks(store, "i", 2);
+        store.waitForNonStaleProjectionData(WAIT);
+        Thread.sleep(600);
+        // the shard was caught up all along: new events start its clock afresh
+        appendTicks(store, "i", 2);
+        store.waitForNonStaleProjectionData(WAIT);
+        assertThat(store.daemon().status().live()).isTrue();
+        assertThat(store.daemon().status().heartbeatAge()).isLessThan(
+                options.daemon().detectorHeartbeatBound());
+    }
+
+    private static void garble(TestDatabase db, long sequence) {
+        // valid JSON that no longer fits Tick(int n): a newer application wrote another shape
+        String json = db.engine() == DatabaseEngine.H2 ? "'{\"n\":\"not a number\"}' FORMAT JSON"
+                : "'{\"n\":\"not a number\"}'";
+        db.execute("UPDATE " + db.table("pc_events") + " SET data = " + json + " WHERE seq_id = " + sequence);
+    }
+
+    @Test
+    void anEventWhoseJsonNoLongerFitsItsTypePausesTheShardNamingSequenceStreamAndType() {
+        TestDatabase db = database("garbled");
+        StoreOptions options = withTally(fastDaemon(db));
+        options.daemon().mode(DaemonMode.DISABLED);
+        DocumentStore writer = open(options);
+        appendTicks(writer, "g", 3);
+        long poisoned = writer.querySession().fetchStream("g").get(1).sequence();
+        garble(db, poisoned);
+
+        StoreOptions daemon = withTally(fastDaemon(db));
+        DocumentStore store = open(daemon);
+        await().atMost(WAIT).until(() -> shard(store, "Tally:All").state() == ShardState.PAUSED);
+        assertThat(shard(store, "Tally:All").error()).isInstanceOf(ApplyFailedException.class)
+                .hasMessageContaining("sequence " + poisoned).hasMessageContaining("stream 'g'")
+                .hasMessageContaining("Tick");
+        assertThat(store.daemon().status().live()).isFalse();
+    }
+
+    @Test
+    void withSkipApplyErrorsAnEventWhoseJsonNoLongerFitsGoesToTheDeadLettersOnce() {
+        TestDatabase db = database("garbledskip");
+        StoreOptions options = withTally(fastDaemon(db));
+        options.daemon().mode(DaemonMode.DISABLED);
+        DocumentStore writer = open(options);
+        appendTicks(writer, "g", 3);
+        long poisoned = writer.querySession().fetchStream("g").get(1).sequence();
+        garble(db, poisoned);
+
+        StoreOptions daemon = withTally(fastDaemon(db));
+        daemon.daemon().skipApplyErrors(true);
+        DocumentStore store = open(daemon);
+        store.waitForNonStaleProjectionData(WAIT);
+        assertThat(store.querySession().load(Tally.class, "g").orElseThrow().count()).isEqualTo(2);
+        assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_dead_letters")
+                + " WHERE projection = 'Tally:All' AND seq_id = " + poisoned)).isOne();
+        assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_dead_letters"))).isOne();
+        assertThat(shard(store, "Tally:All").state()).isEqualTo(ShardState.RUNNING);
+    }
+
+    @Test
+    void heartbeatRowsOfNodesLongGoneAreRemovedAndLiveOnesKept() {
+        TestDatabase db = database("deadnodes");
+        StoreOptions options = withTally(fastDaemon(db));
+        options.daemon().mode(DaemonMode.HOT_COLD).lockAcquireInterval(Duration.ofMillis(50))
+                .monitoringInterval(Duration.ofMillis(500)).probeTimeout(Duration.ofMillis(200));
+        DocumentStore store = open(options);
+        appendTicks(store, "n", 1);
+        store.waitForNonStaleProjectionData(WAIT);
+        long now = System.currentTimeMillis();
+        db.execute("INSERT INTO " + db.table("pc_event_progression") + " (name, last_seq_id, last_updated)"
+                + " VALUES ('Node:killed-long-ago', " + (now - Duration.ofDays(1).toMillis()) + ", CURRENT_TIMESTAMP)");
+        db.execute("INSERT INTO " + db.table("pc_event_progression") + " (name, last_seq_id, last_updated)"
+                + " VALUES ('Node:alive-elsewhere', " + (now + Duration.ofMinutes(10).toMillis())
+                + ", CURRENT_TIMESTAMP)");
+        await().atMost(WAIT).until(() -> db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_event_progression")
+                + " WHERE name = 'Node:killed-long-ago'") == 0);
+        assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_event_progression")
+                + " WHERE name LIKE 'Node:%'")).isEqualTo(2);
+    }
+}
