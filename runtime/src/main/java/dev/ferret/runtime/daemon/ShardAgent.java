@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
@@ -83,6 +84,8 @@ import org.slf4j.LoggerFactory;
 final class ShardAgent {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShardAgent.class);
+    /** How long past the drain deadline a cancelled page may take to unwind before it is left alone. */
+    static final Duration CANCEL_GRACE = Duration.ofMillis(250);
 
     private final String name;
     private final ProjectionApplier applier;
@@ -282,6 +285,7 @@ final class ShardAgent {
             } catch (TimeoutException e) {
                 ended = false;
                 cancelPageInFlight(running);
+                awaitUnwound(running, deadlineNanos);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 ended = false;
@@ -297,6 +301,22 @@ final class ShardAgent {
         }
         daemon.board().changed();
         return ended;
+    }
+
+    /**
+     * After a cancel: a page that honours the interrupt or its aborted connection unwinds in moments (its
+     * {@code finally} blocks give back its budget reservation and throttle slots); a page that does not is left to
+     * end alone past {@link #CANCEL_GRACE} after the drain deadline.
+     */
+    private static void awaitUnwound(LoopRun running, long deadlineNanos) {
+        try {
+            long until = deadlineNanos + CANCEL_GRACE.toNanos();
+            if (!running.ended.await(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                LOG.warn("A cancelled page ignored its interrupt and its aborted connection; it is left to end alone");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** {@link #requestStop()} then {@link #awaitStop(long)} bounded by {@code timeout} (non-positive: no bound). */
@@ -346,6 +366,8 @@ final class ShardAgent {
      */
     private final class LoopRun extends FutureTask<Void> {
         private final long submittedNanos = System.nanoTime();
+        /** Counted down when {@link #run()} returns: the body has ended, or will never start. */
+        private final CountDownLatch ended = new CountDownLatch(1);
         private boolean bodyStarted;
 
         LoopRun() {
@@ -354,14 +376,18 @@ final class ShardAgent {
 
         @Override
         public void run() {
-            synchronized (ShardAgent.this) {
-                if (loop != this || isDone()) {
-                    cancel(false);
-                    return;
+            try {
+                synchronized (ShardAgent.this) {
+                    if (loop != this || isDone()) {
+                        cancel(false);
+                        return;
+                    }
+                    bodyStarted = true;
                 }
-                bodyStarted = true;
+                super.run();
+            } finally {
+                ended.countDown();
             }
-            super.run();
         }
 
         @Override

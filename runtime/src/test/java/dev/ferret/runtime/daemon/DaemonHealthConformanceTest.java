@@ -19,9 +19,8 @@ import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.daemon.DaemonFixtures.Gate;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
 import dev.ferret.runtime.testing.TestDatabase;
+import dev.ferret.runtime.testing.TestResources;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -32,25 +31,19 @@ class DaemonHealthConformanceTest {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
 
-    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private final TestResources resources = new TestResources();
 
     @AfterEach
     void closeAll() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
+        resources.close();
     }
 
     private TestDatabase database(String label) {
-        TestDatabase db = TestDatabase.create(label);
-        toClose.add(db);
-        return db;
+        return resources.database(label);
     }
 
     private DocumentStore open(StoreOptions options) {
-        DocumentStore store = Ferret.createStore(options);
-        toClose.add(store);
-        return store;
+        return resources.add(Ferret.createStore(options));
     }
 
     private static ShardStatus shard(DocumentStore store, String name) {
@@ -106,15 +99,21 @@ class DaemonHealthConformanceTest {
         db.execute("UPDATE " + db.table("pc_events") + " SET data = " + json + " WHERE seq_id = " + sequence);
     }
 
-    @Test
-    void anEventWhoseJsonNoLongerFitsItsTypePausesTheShardNamingSequenceStreamAndType() {
-        TestDatabase db = database("garbled");
+    /** Appends three ticks to stream g with no daemon running and garbles the second; returns its sequence. */
+    private long threeTicksTheSecondGarbled(TestDatabase db) {
         StoreOptions options = withTally(fastDaemon(db));
         options.daemon().mode(DaemonMode.DISABLED);
         DocumentStore writer = open(options);
         appendTicks(writer, "g", 3);
         long poisoned = writer.querySession().fetchStream("g").get(1).sequence();
         garble(db, poisoned);
+        return poisoned;
+    }
+
+    @Test
+    void anEventWhoseJsonNoLongerFitsItsTypePausesTheShardNamingSequenceStreamAndType() {
+        TestDatabase db = database("garbled");
+        long poisoned = threeTicksTheSecondGarbled(db);
 
         StoreOptions daemon = withTally(fastDaemon(db));
         DocumentStore store = open(daemon);
@@ -128,12 +127,7 @@ class DaemonHealthConformanceTest {
     @Test
     void withSkipApplyErrorsAnEventWhoseJsonNoLongerFitsGoesToTheDeadLettersOnce() {
         TestDatabase db = database("garbledskip");
-        StoreOptions options = withTally(fastDaemon(db));
-        options.daemon().mode(DaemonMode.DISABLED);
-        DocumentStore writer = open(options);
-        appendTicks(writer, "g", 3);
-        long poisoned = writer.querySession().fetchStream("g").get(1).sequence();
-        garble(db, poisoned);
+        long poisoned = threeTicksTheSecondGarbled(db);
 
         StoreOptions daemon = withTally(fastDaemon(db));
         daemon.daemon().skipApplyErrors(true);

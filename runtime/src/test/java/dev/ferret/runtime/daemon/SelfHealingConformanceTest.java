@@ -24,6 +24,7 @@ import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
 import dev.ferret.runtime.testing.FlakyDataSource;
 import dev.ferret.runtime.testing.RefusingScheduler;
 import dev.ferret.runtime.testing.TestDatabase;
+import dev.ferret.runtime.testing.TestResources;
 import dev.ferret.subscriptions.Cancellation;
 import dev.ferret.subscriptions.EventPage;
 import dev.ferret.subscriptions.PostCommitListener;
@@ -54,27 +55,22 @@ class SelfHealingConformanceTest {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
 
-    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private final TestResources resources = new TestResources();
     /** Post-commit listener runs and published side effects, per event sequence. */
     private final Map<Long, AtomicInteger> postCommits = new ConcurrentHashMap<>();
     private final Map<Long, AtomicInteger> sideEffects = new ConcurrentHashMap<>();
 
     @AfterEach
     void closeAll() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
+        resources.close();
     }
 
     private TestDatabase database(String label) {
-        TestDatabase db = TestDatabase.create(label);
-        toClose.add(db);
-        return db;
+        return resources.database(label);
     }
 
     private <T extends AutoCloseable> T closing(T closeable) {
-        toClose.add(closeable);
-        return closeable;
+        return resources.add(closeable);
     }
 
     public record Effect(long sequence) {
