@@ -268,6 +268,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
         if (ownership != null) {
             ownership.rearmIfOverdue();
         }
+        // a heap that recovered signals nobody: the line's head is let in from here
+        budget.recheck();
         long now = System.nanoTime();
         for (ShardAgent agent : shards.values()) {
             try {

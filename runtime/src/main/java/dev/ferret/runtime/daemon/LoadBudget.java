@@ -1,10 +1,14 @@
 package dev.ferret.runtime.daemon;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
@@ -18,7 +22,9 @@ import java.util.function.BooleanSupplier;
  * collection-usage notifications: used heap after GC past the threshold), nothing new is granted until the work in
  * flight has drained or the signal, re-asked only while pressure is on, says the heap has recovered.
  *
- * <p>One lock guards the counters and the line; a capacity of 0 makes the budget inert (no lock, no allocation).
+ * <p>A waiter holds no thread: {@link #tryReserve} puts it in line and the budget hands it its reservation when its
+ * turn comes, on the thread that freed the room. One lock guards the counters and the line, and is never held while a
+ * waiter is called; a capacity of 0 makes the budget inert (no lock, no allocation).
  * {@link #peakInFlight()}, {@link #grants()} and {@link Reservation#turnsWaited()} are kept under that same lock, for
  * status and for tests of the bound and of fairness.
  */
@@ -44,13 +50,33 @@ final class LoadBudget {
         }
     }
 
+    /**
+     * A place in the line. {@link #granted} is called once, outside the budget's lock, on whichever thread freed the
+     * room (a release, a trim, a re-check); it must only hand the reservation over, never wait.
+     */
+    interface Waiter {
+        void granted(Reservation reservation);
+    }
+
+    private static final class Place {
+        final long wanted;
+        final long joinedAt;
+        final Waiter waiter;
+
+        Place(long wanted, long joinedAt, Waiter waiter) {
+            this.wanted = wanted;
+            this.joinedAt = joinedAt;
+            this.waiter = waiter;
+        }
+    }
+
     private static final Reservation UNBOUNDED = new Reservation(0, 0);
     private static final long RECHECK_MILLIS = 100;
 
     private final long capacity;
     private final MemorySignal memory;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Deque<Condition> line = new ArrayDeque<>();
+    private final Deque<Place> line = new ArrayDeque<>();
     /** Pressure signals since the heap was last seen recovered; 0 when there is no pressure. */
     private final AtomicLong pressure = new AtomicLong();
     private long inFlight;
@@ -77,11 +103,11 @@ final class LoadBudget {
     }
 
     /**
-     * Waits for room for {@code events}, in line; gives up and returns null when {@code cancelled} turns true
-     * (checked at least every 100 ms). A waiter that gives up or is interrupted leaves the line as if it had never
-     * joined.
+     * Room for {@code events} now, when nobody is in line and it fits; otherwise {@code waiter} joins the back of the
+     * line and null is returned: the waiter is handed its reservation when its turn comes, and holds no thread
+     * meanwhile. A waiter already in line keeps its place.
      */
-    Reservation reserve(long events, BooleanSupplier cancelled) throws InterruptedException {
+    Reservation tryReserve(long events, Waiter waiter) {
         if (capacity == 0) {
             return UNBOUNDED;
         }
@@ -91,30 +117,77 @@ final class LoadBudget {
             if (line.isEmpty() && admits(wanted)) {
                 return grant(wanted, grants);
             }
-            return waitInLine(wanted, cancelled);
+            if (line.stream().noneMatch(place -> place.waiter == waiter)) {
+                line.addLast(new Place(wanted, grants, waiter));
+            }
         } finally {
             lock.unlock();
         }
+        // the line may have been empty with the room taken by a page that has just been released
+        grantHeads();
+        return null;
     }
 
-    private Reservation waitInLine(long wanted, BooleanSupplier cancelled) throws InterruptedException {
-        Condition turn = lock.newCondition();
-        long joinedAt = grants;
-        line.addLast(turn);
-        try {
-            while (line.peekFirst() != turn || !admits(wanted)) {
-                if (cancelled.getAsBoolean()) {
-                    return null;
-                }
-                // timed: the heap may recover, or the shard stop, with nobody to signal
-                turn.await(RECHECK_MILLIS, TimeUnit.MILLISECONDS);
-            }
-            return grant(wanted, joinedAt);
-        } finally {
-            // granted, gave up or interrupted: whoever is next may fit in what is left
-            line.remove(turn);
-            signalHead();
+    /**
+     * Leaves the line (a shard that stops). Returns false when the waiter was not in line any more: its grant is then
+     * on its way, or already handed over, and the waiter must release it.
+     */
+    boolean leave(Waiter waiter) {
+        if (capacity == 0) {
+            return true;
         }
+        boolean left;
+        lock.lock();
+        try {
+            left = line.removeIf(place -> place.waiter == waiter);
+        } finally {
+            lock.unlock();
+        }
+        // whoever is behind may fit now
+        grantHeads();
+        return left;
+    }
+
+    /**
+     * Waits for room for {@code events}, in line; gives up and returns null when {@code cancelled} turns true
+     * (checked at least every 100 ms). A waiter that gives up or is interrupted leaves the line as if it had never
+     * joined.
+     */
+    Reservation reserve(long events, BooleanSupplier cancelled) throws InterruptedException {
+        CompletableFuture<Reservation> turn = new CompletableFuture<>();
+        Waiter waiter = turn::complete;
+        Reservation now = tryReserve(events, waiter);
+        if (now != null) {
+            return now;
+        }
+        boolean done = false;
+        try {
+            while (true) {
+                try {
+                    Reservation granted = turn.get(RECHECK_MILLIS, TimeUnit.MILLISECONDS);
+                    done = true;
+                    return granted;
+                } catch (TimeoutException e) {
+                    if (cancelled.getAsBoolean()) {
+                        return null;
+                    }
+                    // timed: the heap may recover with nobody to signal
+                    recheck();
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException(e.getCause());
+                }
+            }
+        } finally {
+            if (!done && !leave(waiter)) {
+                // granted while giving up: the room goes straight back
+                release(turn.join());
+            }
+        }
+    }
+
+    /** Grants to the head of the line whatever fits; for the heap's recovery, which nobody signals. */
+    void recheck() {
+        grantHeads();
     }
 
     private boolean admits(long wanted) {
@@ -136,21 +209,43 @@ final class LoadBudget {
         return new Reservation(wanted, grants++ - joinedAt);
     }
 
+    /** Lets in, in order, every waiter at the head of the line that fits; hands the grants over outside the lock. */
+    private void grantHeads() {
+        List<Runnable> handOvers = new ArrayList<>();
+        lock.lock();
+        try {
+            Place head;
+            while ((head = line.peekFirst()) != null && admits(head.wanted)) {
+                line.removeFirst();
+                Reservation reservation = grant(head.wanted, head.joinedAt);
+                Waiter waiter = head.waiter;
+                handOvers.add(() -> waiter.granted(reservation));
+            }
+        } finally {
+            lock.unlock();
+        }
+        handOvers.forEach(Runnable::run);
+    }
+
     /** Gives back what the page did not need. */
     void trim(Reservation reservation, long actual) {
         if (reservation == null || reservation == UNBOUNDED) {
             return;
         }
         long kept = Math.max(0, actual);
+        boolean freed = false;
         lock.lock();
         try {
             if (kept < reservation.events) {
                 inFlight -= reservation.events - kept;
                 reservation.events = kept;
-                signalHead();
+                freed = true;
             }
         } finally {
             lock.unlock();
+        }
+        if (freed) {
+            grantHeads();
         }
     }
 
@@ -163,17 +258,10 @@ final class LoadBudget {
         try {
             inFlight -= reservation.events;
             reservation.events = 0;
-            signalHead();
         } finally {
             lock.unlock();
         }
-    }
-
-    private void signalHead() {
-        Condition head = line.peekFirst();
-        if (head != null) {
-            head.signal();
-        }
+        grantHeads();
     }
 
     long inFlight() {

@@ -102,6 +102,11 @@ final class ShardAgent {
     private LoopRun loop;
     private long retryDueNanos;
     private Duration retryBackoff;
+    /** In the budget's line: no run until the grant (which only the budget gives) wakes the shard. */
+    private boolean inLineForRoom;
+    /** Room the budget granted while the shard was in line, for its next page. */
+    private LoadBudget.Reservation grantedRoom;
+    private final LoadBudget.Waiter budgetWaiter = this::roomGranted;
 
     // published for status, waiters and the supervisor
     private volatile ShardState publishedState = ShardState.STOPPED;
@@ -203,7 +208,7 @@ final class ShardAgent {
     void wake() {
         LoopRun run;
         synchronized (this) {
-            if (stopRequested || loop != null || !wakeable(System.nanoTime())) {
+            if (stopRequested || loop != null || inLineForRoom || !wakeable(System.nanoTime())) {
                 return;
             }
             run = new LoopRun();
@@ -241,7 +246,7 @@ final class ShardAgent {
                 // accepted by the workers and never started: a container that dropped it while suspended
                 lost = loop;
             }
-            idle = !stopRequested && loop == null && wakeable(nowNanos);
+            idle = !stopRequested && loop == null && !inLineForRoom && wakeable(nowNanos);
         }
         if (lost != null) {
             LOG.warn("A run of shard {} was queued for longer than the stalled-shard threshold without starting;"
@@ -294,6 +299,7 @@ final class ShardAgent {
                 // cancelled before it started, or failed: the run records its own failures
             }
         }
+        leaveBudgetLine();
         synchronized (this) {
             if (state != ShardState.PAUSED) {
                 transition(ShardState.STOPPED);
@@ -427,10 +433,10 @@ final class ShardAgent {
                 }
                 floor = persisted;
             }
-            while (!stopping && floor < mark()) {
-                retry.call(this::processPage);
+            // one page a turn: the worker goes back to the line, so every shard with work gets its page in turn
+            if (!stopping && floor < mark() && retry.call(this::processPage)) {
+                recovered();
             }
-            recovered();
         } catch (ProgressionConflictException e) {
             if (stopping) {
                 LOG.debug("Shard {} stopped with a page in flight", name, e);
@@ -564,15 +570,16 @@ final class ShardAgent {
     /** A page whose commit failed after its work returned, until its outcome is known. Loop-thread only. */
     private volatile PageAttempt unresolved;
 
-    private Void processPage() throws SQLException {
+    /** One page; false when the shard joined the budget's line instead (the grant wakes it, holding no thread). */
+    private boolean processPage() throws SQLException {
         resolveUnknownCommit();
         // read once: a rebuild may end while this page is in flight, and its listeners must stay silent
         boolean silent = rebuilding;
         boolean warmingUp = floor < warmUpUntil;
         pageCommitted = false;
-        LoadBudget.Reservation room = reserveRoom();
+        LoadBudget.Reservation room = takeRoom();
         if (room == null) {
-            return null; // stopping while waiting in line
+            return false;
         }
         PageAttempt attempt;
         try {
@@ -596,13 +603,13 @@ final class ShardAgent {
                         name, writing.floor, writing.end, e.toString());
                 unresolved = writing;
                 resolveUnknownCommit();
-                return null;
+                return true;
             }
         } finally {
             daemon.budget().release(room);
         }
         committed(attempt);
-        return null;
+        return true;
     }
 
     /**
@@ -805,13 +812,54 @@ final class ShardAgent {
     }
 
     /** Waits in the budget's line; the shard stays RUNNING while it waits. */
-    private LoadBudget.Reservation reserveRoom() throws SQLException {
-        try {
-            return daemon.budget().reserve(daemon.settings().getBatchSize(), () -> stopping);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SQLTransientException("interrupted waiting for the load budget", e);
+    /**
+     * The room granted while the shard waited in line, or room now, or null with the shard in line: it then holds no
+     * thread until {@link #roomGranted} wakes it.
+     */
+    private LoadBudget.Reservation takeRoom() {
+        synchronized (this) {
+            LoadBudget.Reservation granted = grantedRoom;
+            if (granted != null) {
+                grantedRoom = null;
+                return granted;
+            }
         }
+        LoadBudget.Reservation now = daemon.budget().tryReserve(daemon.settings().getBatchSize(), budgetWaiter);
+        if (now == null) {
+            synchronized (this) {
+                // the grant may have come between the two: then it is waiting in grantedRoom
+                inLineForRoom = grantedRoom == null;
+            }
+        }
+        return now;
+    }
+
+    /** The budget's hand-over, on the thread that freed the room. */
+    private void roomGranted(LoadBudget.Reservation room) {
+        synchronized (this) {
+            inLineForRoom = false;
+            if (!stopRequested) {
+                grantedRoom = room;
+                room = null;
+            }
+        }
+        if (room != null) {
+            daemon.budget().release(room); // stopped while in line
+            return;
+        }
+        wake();
+    }
+
+    /** After a stop: the shard leaves the budget's line, and room granted but not used goes back. */
+    private void leaveBudgetLine() {
+        daemon.budget().leave(budgetWaiter);
+        LoadBudget.Reservation unused;
+        synchronized (this) {
+            inLineForRoom = false;
+            unused = grantedRoom;
+            grantedRoom = null;
+        }
+        daemon.budget().release(unused);
     }
 
     @FunctionalInterface
