@@ -41,6 +41,10 @@ public class FerretLivenessCheck implements HealthCheck {
                 .withData("highWaterMark", status.highWaterMark().mark())
                 .withData("highWaterMarkHealthy", status.highWaterMark().healthy())
                 .withData("heartbeatAgeMs", status.heartbeatAge().toMillis());
+        if (status.highWaterMark().error() != null) {
+            // a database outage is reported, not restarted: a new process could not read it either
+            response.withData("highWaterMarkError", String.valueOf(status.highWaterMark().error().getMessage()));
+        }
         for (ShardStatus shard : status.shards()) {
             response.withData(shard.name() + ".state", shard.state().name())
                     .withData(shard.name() + ".progression", shard.progression())

@@ -91,7 +91,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
         this.appliers = List.copyOf(appliers);
         for (TenantDatabases.Database database : store.databases().all()) {
             if (store.partitionedByTenant()) {
-                tenantMarks.put(database.name(), new TenantMarks(database.dataSource(), sql));
+                tenantMarks.put(database.name(), new TenantMarks(database.name(), database.dataSource(), sql,
+                        store.clock()));
             }
             throttle(settings.getMaxConcurrentEventLoadsPerDatabase()).ifPresent(t -> loads.put(database.name(), t));
             throttle(settings.getMaxConcurrentBatchWritesPerDatabase()).ifPresent(t -> writes.put(database.name(), t));
@@ -239,7 +240,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
     /** One run of the detector's loop, on the scheduler thread; returns the delay before the next. */
     private Duration pollOnce() {
         try {
-            boolean moved = detect();
+            boolean moved = detect(database -> true, false);
             pollBackoff = settings.getPollingInterval();
             if (moved) {
                 board.changed();
@@ -285,17 +286,19 @@ public final class AsyncDaemon implements ProjectionDaemon {
      * Runs a detection now, on the scheduler thread, and returns the highest committed sequence: what a reader who
      * just appended expects to see, even while the mark still waits at a hole below it.
      */
-    long refreshHighest(Duration timeout) {
-        refreshMark(timeout);
+    long refreshHighest(Duration timeout, Predicate<TenantDatabases.Database> databases) {
+        refreshMark(timeout, databases);
         return detector.status().highestSeen();
     }
 
     /**
-     * One detection, on the scheduler thread: the store's mark, or with tenant-partitioned events every database's
-     * tenant marks, registering agents for tenants seen for the first time. Wakes the agents whose mark moved and
-     * returns whether any did.
+     * One detection, on the scheduler thread: the store's mark, or with tenant-partitioned events the tenant marks
+     * of the {@code databases} selected, registering agents for tenants seen for the first time. Wakes the agents
+     * whose mark moved and returns whether any did. A database that cannot be read keeps its tenants' marks and
+     * records its error; the others are read all the same. {@code strict}: the first such error is thrown at the end
+     * (for a wait, which must not pass on a mark it could not read).
      */
-    private boolean detect() throws SQLException {
+    private boolean detect(Predicate<TenantDatabases.Database> databases, boolean strict) throws SQLException {
         if (!store.partitionedByTenant()) {
             boolean moved = detector.detect();
             if (moved) {
@@ -304,8 +307,18 @@ public final class AsyncDaemon implements ProjectionDaemon {
             return moved;
         }
         boolean moved = false;
+        SQLException failed = null;
         for (TenantDatabases.Database database : store.databases().all()) {
-            Map<String, Long> tenants = tenantMarks.get(database.name()).refresh();
+            if (!databases.test(database)) {
+                continue;
+            }
+            Map<String, Long> tenants;
+            try {
+                tenants = tenantMarks.get(database.name()).refresh();
+            } catch (SQLException e) {
+                failed = failed == null ? e : failed;
+                continue;
+            }
             for (String tenant : tenants.keySet()) {
                 moved = true;
                 if (!store.databases().holds(database, tenant)) {
@@ -326,25 +339,62 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 }
             }
         }
+        if (failed != null && strict) {
+            throw failed;
+        }
         return moved;
     }
 
-    /** Runs a detection now, on the scheduler thread, and returns the mark. */
+    /** Runs a detection now of every database, on the scheduler thread, and returns the store's mark. */
     long refreshMark(Duration timeout) {
+        return refreshMark(timeout, database -> true);
+    }
+
+    /**
+     * Runs a detection now, on the scheduler thread, of the {@code databases} selected, and returns the store's mark.
+     * A transient failure (a pooled connection the database ended, say) is tried again within the timeout.
+     */
+    long refreshMark(Duration timeout, Predicate<TenantDatabases.Database> databases) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            long remaining = deadline - System.nanoTime();
+            try {
+                executors.scheduler().submit(() -> {
+                    detect(databases, true);
+                    return null;
+                }).get(Math.max(0, remaining), TimeUnit.NANOSECONDS);
+                return detector.mark();
+            } catch (ExecutionException e) {
+                Duration pause = settings.getPollingInterval();
+                if (!isTransient(e.getCause()) || deadline - System.nanoTime() < pause.toNanos()) {
+                    throw new DatabaseException("could not read the high water mark: " + e.getCause(), e.getCause());
+                }
+                sleep(pause);
+            } catch (TimeoutException e) {
+                throw new NonStaleTimeoutException("could not read the high water mark within " + timeout, Map.of());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while reading the high water mark", e);
+            }
+        }
+    }
+
+    private boolean isTransient(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sqlException && store.dialect().isTransient(sqlException)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void sleep(Duration pause) {
         try {
-            executors.scheduler().submit(() -> {
-                detect();
-                return null;
-            }).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw new DatabaseException("could not read the high water mark: " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new NonStaleTimeoutException("could not read the high water mark within " + timeout, Map.of());
+            Thread.sleep(pause.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while reading the high water mark", e);
         }
-        return detector.mark();
     }
 
     /** Stops polling and every shard within one drain bound. */
@@ -464,13 +514,22 @@ public final class AsyncDaemon implements ProjectionDaemon {
         }
         long total = 0;
         boolean known = true;
+        SQLException error = null;
         for (TenantMarks marks : tenantMarks.values()) {
             known &= marks.known();
+            if (marks.error() != null) {
+                if (error == null) {
+                    error = marks.error();
+                } else {
+                    error.addSuppressed(marks.error());
+                }
+            }
             for (long mark : marks.marks().values()) {
                 total += mark;
             }
         }
-        return new dev.ferret.daemon.HighWaterMarkStatus(total, total, known, null, Duration.ZERO, List.of());
+        return new dev.ferret.daemon.HighWaterMarkStatus(total, total, known && error == null, error, Duration.ZERO,
+                List.of());
     }
 
     /** Waits for the shards {@code feeds} selects to reach the mark as it stands now. */
@@ -489,7 +548,10 @@ public final class AsyncDaemon implements ProjectionDaemon {
         }
         long started = System.nanoTime();
         heal();
-        long highest = refreshHighest(timeout);
+        // a tenant's wait depends on its own database only: another database's outage must not fail it
+        TenantDatabases.Database own = tenantId != null && store.partitionedByTenant()
+                ? store.databases().of(tenantId) : null;
+        long highest = refreshHighest(timeout, database -> own == null || database.name().equals(own.name()));
         // each shard's own target: the store's highest committed sequence, or its tenant's mark as just read
         Map<ShardAgent, Long> targets = new LinkedHashMap<>();
         shards.values().stream().filter(a -> feeds.test(a.applier()))
@@ -554,7 +616,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
             throw new IllegalArgumentException("rebuilding '" + projectionName + "' for tenant '" + tenantId
                     + "' alone needs tenant-partitioned events (events().partitionByTenant(true))");
         }
-        refreshMark(timeout);
+        String database = store.databases().of(tenantId).name();
+        refreshMark(timeout, candidate -> candidate.name().equals(database));
         List<ShardAgent> agents = agentsNamed(projectionName).stream()
                 .filter(a -> tenantId.equals(a.partition().tenantId())).toList();
         if (agents.isEmpty()) {

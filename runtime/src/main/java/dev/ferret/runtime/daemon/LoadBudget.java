@@ -82,6 +82,7 @@ final class LoadBudget {
     private long inFlight;
     private long peakInFlight;
     private long grants;
+    private long mostTurnsWaited;
 
     /** The JVM's memory signal, when {@code memoryThreshold} is a fraction in (0, 1) and the budget is bounded. */
     LoadBudget(long capacity, double memoryThreshold) {
@@ -206,7 +207,19 @@ final class LoadBudget {
     private Reservation grant(long wanted, long joinedAt) {
         inFlight += wanted;
         peakInFlight = Math.max(peakInFlight, inFlight);
-        return new Reservation(wanted, grants++ - joinedAt);
+        long turns = grants++ - joinedAt;
+        mostTurnsWaited = Math.max(mostTurnsWaited, turns);
+        return new Reservation(wanted, turns);
+    }
+
+    /** The most grants to others any reservation waited through since the start: the fairness figure. */
+    long mostTurnsWaited() {
+        lock.lock();
+        try {
+            return mostTurnsWaited;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Lets in, in order, every waiter at the head of the line that fits; hands the grants over outside the lock. */

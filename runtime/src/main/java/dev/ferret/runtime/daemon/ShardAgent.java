@@ -132,7 +132,8 @@ final class ShardAgent {
         this.store = daemon.store();
         this.sql = store.dialect().daemonSql(store.names());
         var settings = daemon.settings();
-        this.retry = daemon.retries().create(name, settings, this::isTransient);
+        // a stopping shard never retries: the retry would redo, on a fresh connection, the page the drain cancelled
+        this.retry = daemon.retries().create(name, settings, e -> !stopping && isTransient(e));
         this.retryBackoff = settings.getTransientRetryBackoff();
     }
 
@@ -336,11 +337,16 @@ final class ShardAgent {
     }
 
     private void cancelPageInFlight(LoopRun running) {
-        if (pageCommitted) {
+        boolean started;
+        synchronized (this) {
+            started = running.bodyStarted;
+        }
+        if (started && pageCommitted) {
             // only the after-commit listeners are left; the stop must not cut them off
             LOG.warn("Shard {} is still running after-commit listeners of a committed page past the drain bound", name);
             return;
         }
+        running.cancelled = true;
         Connection connection = pageConnection;
         if (connection != null) {
             try {
@@ -372,6 +378,8 @@ final class ShardAgent {
      */
     private final class LoopRun extends FutureTask<Void> {
         private final long submittedNanos = System.nanoTime();
+        /** Set by the drain: the page must not commit, even if it ignores the interrupt and the abort. */
+        private volatile boolean cancelled;
         /** Counted down when {@link #run()} returns: the body has ended, or will never start. */
         private final CountDownLatch ended = new CountDownLatch(1);
         private boolean bodyStarted;
@@ -412,6 +420,7 @@ final class ShardAgent {
     }
 
     private void runLoop() {
+        pageCommitted = false;
         try {
             resolveUnknownCommit();
             if (floor < 0 && applier.startsFromPresent()) {
@@ -742,7 +751,7 @@ final class ShardAgent {
                 deadLetters.add(unreadable);
             }
             pageConnection = c;
-            if (stopping && Thread.currentThread().isInterrupted()) {
+            if (cancelledByDrain()) {
                 throw new SQLException("shard " + name + " was cancelled before its page wrote");
             }
             PageBatch batch = new PageBatch(store, c, new DocumentChanges());
@@ -781,6 +790,10 @@ final class ShardAgent {
             writeDeadLetters(c, deadLetters, now);
             if (!store.dialect().advanceProgression(c, sql, name, page.floor(), page.end(), now)) {
                 throw new ProgressionConflictException(name, page.floor());
+            }
+            if (cancelledByDrain()) {
+                // the last moment to honour the drain: an engine whose abort is a no-op would commit otherwise
+                throw new SQLException("shard " + name + " was cancelled at the drain bound before its page committed");
             }
             attempt.changeSets = changeSets;
             attempt.reachedCommit = true;
@@ -848,6 +861,15 @@ final class ShardAgent {
             return;
         }
         wake();
+    }
+
+    /** Whether the drain cancelled the run this thread is in. */
+    private boolean cancelledByDrain() {
+        LoopRun current;
+        synchronized (this) {
+            current = loop;
+        }
+        return Thread.currentThread().isInterrupted() && stopping || current != null && current.cancelled;
     }
 
     /** After a stop: the shard leaves the budget's line, and room granted but not used goes back. */

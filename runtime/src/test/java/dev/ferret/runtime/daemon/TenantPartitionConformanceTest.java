@@ -16,6 +16,7 @@ import dev.ferret.projections.Lifecycle;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
+import dev.ferret.runtime.testing.FlakyDataSource;
 import dev.ferret.runtime.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -270,6 +271,46 @@ class TenantPartitionConformanceTest {
                 }
                 store.daemon().rebuild("Tally", "remote-2", WAIT, p -> { });
                 assertThat(progression(far.dataSource(), far)).containsEntry("Tally:All@remote-2", 2L);
+            }
+        }
+    }
+
+    @Test
+    void anUnreadableTenantDatabaseIsNamedInStatusAndHoldsOnlyItsOwnTenants() throws Exception {
+        try (TestDatabase db = TestDatabase.create("tdbdown");
+             TestDatabase far = db.sibling("far")) {
+            FlakyDataSource farLink = new FlakyDataSource(far.dataSource());
+            StoreOptions options = partitioned(db);
+            options.tenancy().database("far", farLink, "remote");
+            try (DocumentStore store = Ferret.createStore(options)) {
+                appendTicks(store, "local", "s", 2);
+                appendTicks(store, "remote", "s", 2);
+                store.waitForNonStaleProjectionData(WAIT);
+
+                farLink.down(true);
+                await().atMost(WAIT).until(() -> !store.daemon().status().healthy());
+                var mark = store.daemon().status().highWaterMark();
+                assertThat(mark.healthy()).isFalse();
+                assertThat(mark.error()).hasMessageContaining("tenant database 'far' cannot be read");
+
+                // the default database's tenants go on, and their waits do not depend on the far one
+                appendTicks(store, "local", "s", 3);
+                try (QuerySession local = store.querySession("local")) {
+                    assertThat(local.query(Tally.class).queryForNonStaleData(WAIT).toList())
+                            .singleElement().satisfies(t -> assertThat(t.count()).isEqualTo(5));
+                }
+                try (QuerySession remote = store.querySession("remote")) {
+                    assertThatThrownBy(() -> remote.query(Tally.class).queryForNonStaleData(Duration.ofSeconds(5))
+                            .toList()).hasMessageContaining("far");
+                }
+
+                farLink.down(false);
+                await().atMost(WAIT).until(() -> store.daemon().status().healthy());
+                appendTicks(store, "remote", "s", 1);
+                store.waitForNonStaleProjectionData(WAIT);
+                try (QuerySession remote = store.querySession("remote")) {
+                    assertThat(remote.load(Tally.class, "s")).hasValueSatisfying(t -> assertThat(t.count()).isEqualTo(3));
+                }
             }
         }
     }

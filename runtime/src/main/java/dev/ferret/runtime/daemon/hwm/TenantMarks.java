@@ -5,10 +5,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The high water marks of one database's tenants, when events are partitioned by tenant. A tenant's numbers are
@@ -16,18 +20,32 @@ import javax.sql.DataSource;
  * its committed last number is its mark, with no gap to wait on. One statement reads every tenant's mark.
  *
  * <p>Written only by the daemon's scheduler thread ({@link #refresh()}); the marks are published as an immutable
- * map for agents, status and waiters.
+ * map for agents, status and waiters, with the last failure and the time of the last good read, so one database's
+ * outage shows as that database's and holds only its own tenants.
  */
 public final class TenantMarks {
 
+    private static final Logger LOG = LoggerFactory.getLogger(TenantMarks.class);
+
+    private final String database;
     private final DataSource dataSource;
     private final DaemonSql sql;
+    private final Clock clock;
     private volatile Map<String, Long> marks = Map.of();
     private volatile boolean read;
+    private volatile Instant lastGoodRead;
+    /** The last read's failure, naming the database; null while reads succeed. */
+    private volatile SQLException error;
 
-    public TenantMarks(DataSource dataSource, DaemonSql sql) {
+    public TenantMarks(String database, DataSource dataSource, DaemonSql sql, Clock clock) {
+        this.database = database;
         this.dataSource = dataSource;
         this.sql = sql;
+        this.clock = clock;
+    }
+
+    public String database() {
+        return database;
     }
 
     /**
@@ -35,6 +53,27 @@ public final class TenantMarks {
      * included. A tenant the engine skipped (its row locked by an append in flight) keeps its mark.
      */
     public Map<String, Long> refresh() throws SQLException {
+        try {
+            Map<String, Long> moved = read();
+            if (error != null) {
+                LOG.info("Tenant database '{}' can be read again", database);
+            }
+            error = null;
+            lastGoodRead = clock.instant();
+            return moved;
+        } catch (SQLException e) {
+            if (error == null) {
+                LOG.warn("Tenant database '{}' cannot be read; its tenants' marks hold until it can: {}", database,
+                        e.toString());
+            }
+            error = new SQLException("tenant database '" + database + "' cannot be read"
+                    + (lastGoodRead == null ? "" : " (last read " + lastGoodRead + ")") + ": " + e.getMessage(),
+                    e.getSQLState(), e.getErrorCode(), e);
+            throw error;
+        }
+    }
+
+    private Map<String, Long> read() throws SQLException {
         Map<String, Long> before = marks;
         Map<String, Long> after = new HashMap<>(before);
         Map<String, Long> moved = new LinkedHashMap<>();
@@ -71,5 +110,15 @@ public final class TenantMarks {
     /** Whether the marks were read at least once. */
     public boolean known() {
         return read;
+    }
+
+    /** The last read's failure, naming the database; null while the database can be read. */
+    public SQLException error() {
+        return error;
+    }
+
+    /** When the marks were last read successfully; null before the first. */
+    public Instant lastGoodRead() {
+        return lastGoodRead;
     }
 }
