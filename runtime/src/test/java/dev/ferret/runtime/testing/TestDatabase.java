@@ -156,6 +156,11 @@ public final class TestDatabase implements AutoCloseable {
         }
     }
 
+    /** Drops the pool's connections, as a pool does after a database restart, so killed ones are not lent again. */
+    public void evictPooledConnections() {
+        dataSource.getHikariPoolMXBean().softEvictConnections();
+    }
+
     /** Terminates every server session of this test's pool (PostgreSQL); returns how many. */
     public long terminateSessions() {
         if (engine != DatabaseEngine.POSTGRESQL) {
