@@ -2,6 +2,7 @@ package dev.ferret.runtime.daemon;
 
 import dev.ferret.EventEnvelope;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One page read from the log.
@@ -10,6 +11,9 @@ import java.util.List;
  * @param end      the progression the page moves the shard to once committed
  * @param events   the events the projection wants, in sequence order
  * @param unreadable events whose type could not be resolved
+ * @param tenantNumbers for a tenant's page, each event's number in its tenant's own sequence, by store-wide sequence;
+ *                 empty otherwise
  */
-record LoadedPage(long floor, long end, List<EventEnvelope> events, List<DeadLetter> unreadable) {
+record LoadedPage(long floor, long end, List<EventEnvelope> events, List<DeadLetter> unreadable,
+                  Map<Long, Long> tenantNumbers) {
 }

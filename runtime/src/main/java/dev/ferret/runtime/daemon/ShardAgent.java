@@ -25,8 +25,10 @@ import java.sql.SQLTransientException;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
@@ -687,6 +689,7 @@ final class ShardAgent {
         int batchSize = daemon.settings().getBatchSize();
         List<EventEnvelope> events = new ArrayList<>();
         List<DeadLetter> unreadable = new ArrayList<>();
+        Map<Long, Long> tenantNumbers = partition.perTenant() ? new HashMap<>() : Map.of();
         long lastRow = from;
         int rows = 0;
         // a tenant's page is read in its own sequence, which rides in a ninth column; the store's in seq_id
@@ -705,6 +708,9 @@ final class ShardAgent {
                 while (rs.next()) {
                     rows++;
                     lastRow = rs.getLong(position);
+                    if (partition.perTenant()) {
+                        tenantNumbers.put(rs.getLong(1), lastRow);
+                    }
                     String alias = rs.getString(5);
                     if (!applier.wants(alias)) {
                         continue;
@@ -724,7 +730,7 @@ final class ShardAgent {
         }
         // a short page read everything up to the mark: holes below it are permanent, so the shard reaches it
         long end = rows < batchSize ? to : lastRow;
-        return new LoadedPage(from, end, events, unreadable);
+        return new LoadedPage(from, end, events, unreadable, tenantNumbers);
     }
 
     /** While the shard's progression is below this, a gated version replays with side effects held back. */
@@ -742,8 +748,8 @@ final class ShardAgent {
             Set<Long> deadSequences = new HashSet<>();
             for (DeadLetter unreadable : page.unreadable()) {
                 if (!skip) {
-                    throw new ApplyFailedException(name, unreadable.sequence(), unreadable.typeName(),
-                            unreadable.streamId(), unreadable.error());
+                    throw applyFailed(page, unreadable.sequence(), unreadable.typeName(), unreadable.streamId(),
+                            unreadable.error());
                 }
                 LOG.warn("Shard {} sends {} at sequence {} of stream '{}' to the dead letters: it cannot be read ({})",
                         name, unreadable.typeName(), unreadable.sequence(), unreadable.streamId(),
@@ -758,7 +764,7 @@ final class ShardAgent {
             try {
                 applier.applyPage(page.floor(), page.end(), page.events(), batch, (event, e) -> {
                     if (!skip) {
-                        throw new ApplyFailedException(name, event.sequence(), event.typeName(), event.streamId(), e);
+                        throw applyFailed(page, event.sequence(), event.typeName(), event.streamId(), e);
                     }
                     if (!deadSequences.add(event.sequence())) {
                         return;
@@ -861,6 +867,14 @@ final class ShardAgent {
             return;
         }
         wake();
+    }
+
+    /** Names the store-wide sequence and, for a tenant's shard, the tenant's own number its progression counts. */
+    private ApplyFailedException applyFailed(LoadedPage page, long sequence, String type, String stream,
+                                             Throwable cause) {
+        Long tenantNumber = page.tenantNumbers().get(sequence);
+        return tenantNumber == null ? new ApplyFailedException(name, sequence, type, stream, cause)
+                : new ApplyFailedException(name, sequence, type, stream, partition.tenantId(), tenantNumber, cause);
     }
 
     /** Whether the drain cancelled the run this thread is in. */

@@ -338,6 +338,27 @@ class TenantPartitionConformanceTest {
     }
 
     @Test
+    void aTenantShardsApplyErrorNamesTheTenantsNumberAndTheStoreWideSequence() throws Exception {
+        try (TestDatabase db = TestDatabase.create("tnumbers")) {
+            try (DocumentStore store = Ferret.createStore(partitioned(db))) {
+                appendTicks(store, "other", "s", 5);
+                appendTicks(store, "acme", "s", 2);
+                try (DocumentSession session = store.openSession("acme")) {
+                    session.events().append("s", new DaemonFixtures.Poison("bad"));
+                    session.saveChanges();
+                }
+                long sequence = store.querySession("acme").fetchStream("s").get(2).sequence();
+                await().atMost(WAIT).until(() -> store.daemon().status().shard("Tally:All@acme").orElseThrow()
+                        .state() == ShardState.PAUSED);
+                var shard = store.daemon().status().shard("Tally:All@acme").orElseThrow();
+                assertThat(shard.progression()).isLessThan(3);
+                assertThat(shard.error()).hasMessageContaining("at sequence " + sequence)
+                        .hasMessageContaining("number 3 of tenant 'acme'");
+            }
+        }
+    }
+
+    @Test
     void rebuildingOneTenantNeedsPartitionedEvents() {
         try (TestDatabase db = TestDatabase.create("tnopart");
              DocumentStore store = Ferret.createStore(DaemonFixtures.withTally(DaemonFixtures.fastDaemon(db)))) {
