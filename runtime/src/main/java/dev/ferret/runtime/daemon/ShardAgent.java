@@ -445,7 +445,8 @@ final class ShardAgent {
                 floor = persisted;
             }
             // one page a turn: the worker goes back to the line, so every shard with work gets its page in turn
-            if (!stopping && floor < mark() && retry.call(this::processPage)) {
+            boolean inLine = !stopping && floor < mark() && !retry.call(this::processPage);
+            if (!inLine) {
                 recovered();
             }
         } catch (ProgressionConflictException e) {
