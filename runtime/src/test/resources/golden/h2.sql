@@ -142,10 +142,10 @@ SELECT last_seq_id FROM PUBLIC.pc_event_progression WHERE name = ?
 SELECT last_seq_id, last_updated FROM PUBLIC.pc_event_progression WHERE name = ?
 
 -- daemon.advanceProgression
-MERGE INTO PUBLIC.pc_event_progression AS p USING (VALUES (CAST(? AS VARCHAR(250)), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS TIMESTAMP WITH TIME ZONE))) AS s (name, floor, last_seq_id, last_updated) ON p.name = s.name WHEN MATCHED AND p.last_seq_id = s.floor THEN UPDATE SET last_seq_id = s.last_seq_id, last_updated = s.last_updated WHEN NOT MATCHED AND s.floor = 0 THEN INSERT (name, last_seq_id, last_updated) VALUES (s.name, s.last_seq_id, s.last_updated)
+MERGE INTO PUBLIC.pc_event_progression AS p USING (VALUES (CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS TIMESTAMP WITH TIME ZONE))) AS s (name, floor, last_seq_id, last_updated) ON p.name = s.name WHEN MATCHED AND p.last_seq_id = s.floor THEN UPDATE SET last_seq_id = s.last_seq_id, last_updated = s.last_updated WHEN NOT MATCHED AND s.floor = 0 THEN INSERT (name, last_seq_id, last_updated) VALUES (s.name, s.last_seq_id, s.last_updated)
 
 -- daemon.raiseMark
-MERGE INTO PUBLIC.pc_event_progression AS p USING (VALUES (CAST(? AS VARCHAR(250)), CAST(? AS BIGINT), CAST(? AS TIMESTAMP WITH TIME ZONE))) AS s (name, last_seq_id, last_updated) ON p.name = s.name WHEN MATCHED AND p.last_seq_id < s.last_seq_id THEN UPDATE SET last_seq_id = s.last_seq_id, last_updated = s.last_updated WHEN NOT MATCHED THEN INSERT (name, last_seq_id, last_updated) VALUES (s.name, s.last_seq_id, s.last_updated)
+MERGE INTO PUBLIC.pc_event_progression AS p USING (VALUES (CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS TIMESTAMP WITH TIME ZONE))) AS s (name, last_seq_id, last_updated) ON p.name = s.name WHEN MATCHED AND p.last_seq_id < s.last_seq_id THEN UPDATE SET last_seq_id = s.last_seq_id, last_updated = s.last_updated WHEN NOT MATCHED THEN INSERT (name, last_seq_id, last_updated) VALUES (s.name, s.last_seq_id, s.last_updated)
 
 -- daemon.deleteProgression
 DELETE FROM PUBLIC.pc_event_progression WHERE name = ?

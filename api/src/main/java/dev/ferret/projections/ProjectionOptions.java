@@ -2,12 +2,21 @@ package dev.ferret.projections;
 
 import dev.ferret.ConfigurationException;
 import dev.ferret.daemon.AsyncListener;
+import dev.ferret.subscriptions.SubscriptionBase;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.Consumer;
 
-/** Registered projections and async listeners. */
+/**
+ * Registered projections, subscriptions and async listeners.
+ *
+ * <p>Projections and subscriptions share one namespace: a name keys the progression row of its shard
+ * ({@code <name>:All}, {@code <name>:V<n>:All} above version 1), and a version above 1 reads the rows of every
+ * prior version of its name as the prior mark. A subscription named like a projection of any version would run on,
+ * or be read as, that projection's progression, so such a clash is refused in either order of registration. Names
+ * hold no {@code ':'}, so equal names are the only way two shard names meet.
+ */
 public final class ProjectionOptions {
 
     /**
@@ -20,7 +29,7 @@ public final class ProjectionOptions {
     }
 
     private final List<Registration> registrations = new ArrayList<>();
-    private final List<dev.ferret.subscriptions.SubscriptionBase> subscriptions = new ArrayList<>();
+    private final List<SubscriptionBase> subscriptions = new ArrayList<>();
     private final List<AsyncListener> asyncListeners = new ArrayList<>();
 
     /** Registers a snapshot of {@code documentType}, configured by {@code configure}. */
@@ -43,21 +52,41 @@ public final class ProjectionOptions {
                         + projection);
             }
         }
+        for (SubscriptionBase subscription : subscriptions) {
+            if (subscription.name().equals(projection.name())) {
+                throw clash(projection, subscription);
+            }
+        }
         registrations.add(new Registration(projection, lifecycle));
         return this;
     }
 
+    private static ConfigurationException clash(Projection projection, SubscriptionBase subscription) {
+        String name = projection.name();
+        return new ConfigurationException("projection " + projection + " and subscription '" + name + "' ("
+                + subscription.getClass().getName() + ") share the name '" + name + "': projections and"
+                + " subscriptions share one namespace, since the name keys their progression ('" + name
+                + ":All' is the subscription's and version 1's, which every later version reads as its prior"
+                + " mark); give one of them another name");
+    }
+
     /** Registers a subscription; it runs in the daemon (there are no inline subscriptions). */
-    public ProjectionOptions subscribe(dev.ferret.subscriptions.SubscriptionBase subscription) {
+    public ProjectionOptions subscribe(SubscriptionBase subscription) {
         return subscribe(subscription, s -> { });
     }
 
     /** Registers a subscription after {@code configure} named or filtered it. */
-    public <S extends dev.ferret.subscriptions.SubscriptionBase> ProjectionOptions subscribe(S subscription,
-            Consumer<? super S> configure) {
+    public <S extends SubscriptionBase> ProjectionOptions subscribe(S subscription, Consumer<? super S> configure) {
         Projection.require(subscription, "subscription");
         configure.accept(subscription);
-        for (dev.ferret.subscriptions.SubscriptionBase existing : subscriptions) {
+        try {
+            // the default, the simple class name, is not checked by name(String): an anonymous class has none
+            subscription.name(subscription.name());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException("subscription " + subscription.getClass().getName() + " has no valid"
+                    + " name (" + e.getMessage() + "); name it with s -> s.name(...)");
+        }
+        for (SubscriptionBase existing : subscriptions) {
             if (existing.name().equals(subscription.name())) {
                 throw new ConfigurationException("subscription name '" + subscription.name()
                         + "' is registered twice: " + existing.getClass().getName() + " and "
@@ -65,10 +94,8 @@ public final class ProjectionOptions {
             }
         }
         for (Registration registration : registrations) {
-            if (registration.projection().name().equals(subscription.name())
-                    && registration.projection().version() == 1) {
-                throw new ConfigurationException("subscription name '" + subscription.name()
-                        + "' is already the name of projection " + registration.projection());
+            if (registration.projection().name().equals(subscription.name())) {
+                throw clash(registration.projection(), subscription);
             }
         }
         subscriptions.add(subscription);
@@ -76,7 +103,7 @@ public final class ProjectionOptions {
     }
 
     /** Registers a new instance of {@code type} (it needs a public no-argument constructor). */
-    public <S extends dev.ferret.subscriptions.SubscriptionBase> ProjectionOptions subscribe(Class<S> type,
+    public <S extends SubscriptionBase> ProjectionOptions subscribe(Class<S> type,
             Consumer<? super S> configure) {
         S subscription;
         try {
@@ -88,19 +115,31 @@ public final class ProjectionOptions {
         return subscribe(subscription, configure);
     }
 
-    public List<dev.ferret.subscriptions.SubscriptionBase> subscriptions() {
+    public List<SubscriptionBase> subscriptions() {
         return Collections.unmodifiableList(subscriptions);
     }
 
-    private java.util.function.Consumer<Object> sideEffectPublisher = message -> { };
+    /**
+     * Checks the namespace again over everything registered, as the store does at startup: a subscription can be
+     * renamed after it was registered.
+     *
+     * @throws ConfigurationException naming both parties of the first clash
+     */
+    public void validate() {
+        ProjectionOptions replay = new ProjectionOptions();
+        registrations.forEach(r -> replay.add(r.projection(), r.lifecycle()));
+        subscriptions.forEach(replay::subscribe);
+    }
+
+    private Consumer<Object> sideEffectPublisher = message -> { };
 
     /** Receives every message projections publish as a side effect, after their page committed. */
-    public ProjectionOptions sideEffectPublisher(java.util.function.Consumer<Object> publisher) {
+    public ProjectionOptions sideEffectPublisher(Consumer<Object> publisher) {
         this.sideEffectPublisher = Projection.require(publisher, "publisher");
         return this;
     }
 
-    public java.util.function.Consumer<Object> getSideEffectPublisher() {
+    public Consumer<Object> getSideEffectPublisher() {
         return sideEffectPublisher;
     }
 

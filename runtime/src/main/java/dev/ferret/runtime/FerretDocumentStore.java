@@ -15,6 +15,7 @@ import dev.ferret.daemon.ProjectionDaemon;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.projections.ProjectionOptions;
 import dev.ferret.runtime.daemon.AsyncDaemon;
+import dev.ferret.runtime.daemon.ShardNames;
 import dev.ferret.runtime.tx.TransactionRunner;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.projections.ProjectionApplier;
@@ -77,6 +78,10 @@ public final class FerretDocumentStore implements DocumentStore {
         this.names = new TableNames(options.getSchema() != null ? options.getSchema() : dialect.defaultSchema(),
                 options.getTablePrefix());
         this.partitionedByTenant = options.events().isPartitionedByTenant();
+        // names are checked here, once, before anything touches a database: a name that does not fit would
+        // otherwise fail (or be cut) only when its shard first commits
+        options.projections().validate();
+        ShardNames.check(options.projections(), partitionedByTenant, options.daemon().getMode(), dialect, names);
         this.databases = new dev.ferret.runtime.tenancy.TenantDatabases(dataSource, options.tenancy(),
                 partitionedByTenant);
         this.eventSql = dialect.eventSql(names);

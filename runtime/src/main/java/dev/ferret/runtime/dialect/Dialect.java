@@ -17,6 +17,14 @@ import java.util.Set;
  */
 public interface Dialect {
 
+    /**
+     * The longest shard name, in characters: the width of {@code pc_event_progression.name} and
+     * {@code pc_dead_letters.projection} in every engine's schema (the DDL is rendered from it). The store checks
+     * every shard name that can arise against it at startup, since a longer one fails (or, cut, lands on another
+     * shard's row) only when its shard first commits.
+     */
+    int MAX_SHARD_NAME_LENGTH = 250;
+
     DatabaseEngine engine();
 
     /** The schema used when none is configured. */
@@ -100,6 +108,12 @@ public interface Dialect {
 
     /** Opens the connection(s) this node's shard locks live on. */
     ShardLockSession openShardLocks(javax.sql.DataSource dataSource, TableNames names) throws SQLException;
+
+    /**
+     * The longest {@link #shardLockName shard lock name} this engine keeps whole, in characters: a longer one is
+     * refused or, worse, cut so that two shards share one lock. {@link Integer#MAX_VALUE} where the name is hashed.
+     */
+    int maxShardLockNameLength();
 
     /** The name of one shard's HotCold lock. */
     static String shardLockName(TableNames names, String shardName) {

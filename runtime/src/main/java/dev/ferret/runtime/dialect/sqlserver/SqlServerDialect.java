@@ -34,6 +34,7 @@ public final class SqlServerDialect implements Dialect {
     /** Column types of ids, from the limits the public API checks, so the two cannot drift apart. */
     static final String ID_COLUMN = "NVARCHAR(" + IdLimits.MAX_ID_LENGTH + ")";
     static final String TENANT_COLUMN = "NVARCHAR(" + IdLimits.MAX_TENANT_ID_LENGTH + ")";
+    private static final String SHARD_NAME_COLUMN = "NVARCHAR(" + Dialect.MAX_SHARD_NAME_LENGTH + ")";
 
     /*
      * Session-owned rather than transaction-owned: under the driver's implicit transactions an EXEC opens no
@@ -99,7 +100,7 @@ public final class SqlServerDialect implements Dialect {
         SchemaObject progression = new SchemaObject(t.local("event_progression"), List.of(
                 "IF OBJECT_ID(N'" + t.progression() + "', N'U') IS NULL\n"
                         + "CREATE TABLE " + t.progression() + " (\n"
-                        + "  name NVARCHAR(250) NOT NULL CONSTRAINT " + t.constraint("pk", "event_progression")
+                        + "  name " + SHARD_NAME_COLUMN + " NOT NULL CONSTRAINT " + t.constraint("pk", "event_progression")
                         + " PRIMARY KEY CLUSTERED,\n"
                         + "  last_seq_id BIGINT NOT NULL,\n"
                         + "  last_updated DATETIMEOFFSET NOT NULL\n"
@@ -109,7 +110,7 @@ public final class SqlServerDialect implements Dialect {
                         + "CREATE TABLE " + t.deadLetters() + " (\n"
                         + "  id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT " + t.constraint("pk", "dead_letters")
                         + " PRIMARY KEY CLUSTERED,\n"
-                        + "  projection NVARCHAR(250) NOT NULL,\n"
+                        + "  projection " + SHARD_NAME_COLUMN + " NOT NULL,\n"
                         + "  seq_id BIGINT NOT NULL,\n"
                         + "  event_id UNIQUEIDENTIFIER NULL,\n"
                         + "  type NVARCHAR(250) NOT NULL,\n"
@@ -289,6 +290,17 @@ public final class SqlServerDialect implements Dialect {
     public boolean isTransient(SQLException e) {
         return Dialect.super.isTransient(e) || TRANSIENT_ERRORS.contains(e.getErrorCode());
     }
+
+    /**
+     * sp_getapplock's {@code @Resource} (and APPLOCK_MODE's) is {@code nvarchar(255)}: a longer name is cut to 255
+     * without an error, so two shards whose lock names share those characters would share one lock.
+     */
+    @Override
+    public int maxShardLockNameLength() {
+        return SHARD_LOCK_NAME_LENGTH;
+    }
+
+    private static final int SHARD_LOCK_NAME_LENGTH = 255;
 
     @Override
     public ShardLockSession openShardLocks(javax.sql.DataSource dataSource, TableNames names) throws SQLException {
