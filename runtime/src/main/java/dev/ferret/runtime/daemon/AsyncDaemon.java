@@ -101,10 +101,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         this.budget = new LoadBudget(settings.getTenantLoadBudget(), settings.getTenantLoadMemoryThreshold());
         this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !appliers.isEmpty()
                 ? new ShardOwnership(this) : null;
-        // a run that has not started this long after it was due was refused or dropped; the scheduler may be busy
-        // that long with a detection waiting on the fence or a lock probe
-        Duration grace = settings.getPollingInterval().plus(settings.getAppendFenceTimeout())
-                .plus(settings.getProbeTimeout());
+        Duration grace = RearmingLoop.graceOn(settings);
         this.polling = new RearmingLoop("high water mark detection", executors.scheduler(), this::pollOnce,
                 settings.getPollingInterval(), grace, System::nanoTime);
         this.supervisor = new RearmingLoop("daemon supervisor", executors.scheduler(), this::supervise,
@@ -366,7 +363,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 return detector.mark();
             } catch (ExecutionException e) {
                 Duration pause = settings.getPollingInterval();
-                if (!isTransient(e.getCause()) || deadline - System.nanoTime() < pause.toNanos()) {
+                boolean timeLeft = deadline - System.nanoTime() >= pause.toNanos();
+                if (!store.dialect().isTransientCause(e.getCause()) || !timeLeft) {
                     throw new DatabaseException("could not read the high water mark: " + e.getCause(), e.getCause());
                 }
                 sleep(pause);
@@ -377,15 +375,6 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 throw new IllegalStateException("interrupted while reading the high water mark", e);
             }
         }
-    }
-
-    private boolean isTransient(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException sqlException && store.dialect().isTransient(sqlException)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static void sleep(Duration pause) {

@@ -1,5 +1,6 @@
 package dev.ferret.runtime.daemon;
 
+import dev.ferret.daemon.DaemonSettings;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -44,6 +45,14 @@ final class RearmingLoop {
     /** Refusals since the last accepted run: the first of an outage is logged, the rest only counted. */
     private long refusedInARow;
     private long rearms;
+
+    /**
+     * How late a run may start before it counts as lost: the daemon's scheduler may be busy that long with a detection
+     * waiting on the append fence and a lock probe.
+     */
+    static Duration graceOn(DaemonSettings settings) {
+        return settings.getPollingInterval().plus(settings.getAppendFenceTimeout()).plus(settings.getProbeTimeout());
+    }
 
     RearmingLoop(String name, ScheduledExecutorService scheduler, Body body, Duration afterFailure, Duration grace,
                  LongSupplier nanoTime) {

@@ -135,7 +135,7 @@ final class ShardAgent {
         this.sql = store.dialect().daemonSql(store.names());
         var settings = daemon.settings();
         // a stopping shard never retries: the retry would redo, on a fresh connection, the page the drain cancelled
-        this.retry = daemon.retries().create(name, settings, e -> !stopping && isTransient(e));
+        this.retry = daemon.retries().create(name, settings, e -> !stopping && store.dialect().isTransientCause(e));
         this.retryBackoff = settings.getTransientRetryBackoff();
     }
 
@@ -471,7 +471,7 @@ final class ShardAgent {
         } catch (Throwable e) {
             if (stopping) {
                 LOG.debug("Shard {} stopped with a page in flight", name, e);
-            } else if (isTransient(e)) {
+            } else if (store.dialect().isTransientCause(e)) {
                 backOff(e);
             } else {
                 pause(e);
@@ -520,15 +520,6 @@ final class ShardAgent {
 
     private static Duration min(Duration a, Duration b) {
         return a.compareTo(b) <= 0 ? a : b;
-    }
-
-    private boolean isTransient(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException sqlException && store.dialect().isTransient(sqlException)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Moves the progression row up to the current mark, ignoring history, and starts there. */

@@ -63,9 +63,7 @@ final class ShardOwnership {
         this.store = daemon.store();
         this.settings = daemon.settings();
         this.sql = store.dialect().daemonSql(store.names());
-        // a round waits behind at most a detection on the fence and a probe on the shared scheduler thread
-        Duration grace = settings.getPollingInterval().plus(settings.getAppendFenceTimeout())
-                .plus(settings.getProbeTimeout());
+        Duration grace = RearmingLoop.graceOn(settings);
         this.acquiring = new RearmingLoop("HotCold lock acquisition", daemon.scheduler(), this::acquireRound,
                 settings.getLockAcquireInterval(), grace, System::nanoTime);
         this.monitoring = new RearmingLoop("HotCold lock monitor", daemon.scheduler(), this::monitorRound,

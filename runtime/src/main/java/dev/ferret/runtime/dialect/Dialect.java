@@ -129,6 +129,16 @@ public interface Dialect {
      * Whether {@code e} is worth retrying: a lost or refused connection, a deadlock, a serialization failure or a
      * lock or statement timeout. Dialects add their engine's codes.
      */
+    /** Whether {@code e} or any of its causes is an {@link SQLException} this engine reports as transient. */
+    default boolean isTransientCause(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sqlException && isTransient(sqlException)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     default boolean isTransient(SQLException e) {
         if (e instanceof java.sql.SQLTransientException || e instanceof java.sql.SQLRecoverableException) {
             return true;
