@@ -133,7 +133,8 @@ final class ShardOwnership {
      */
     Optional<String> livenessProblem() {
         for (RearmingLoop loop : List.of(acquiring, monitoring)) {
-            Duration interval = loop == acquiring ? settings.getLockAcquireInterval() : settings.getMonitoringInterval();
+            Duration interval = loop == acquiring ? settings.getLockAcquireInterval()
+                    : settings.getMonitoringInterval();
             if (loop == monitoring && !settings.isMonitoring()) {
                 continue;
             }
