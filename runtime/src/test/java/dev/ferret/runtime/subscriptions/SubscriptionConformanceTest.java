@@ -196,6 +196,90 @@ class SubscriptionConformanceTest {
         }
     }
 
+    /** Marks poison bad twice, swallows what markBad throws, and stores a notice for every other event. */
+    public static class Swallower extends SubscriptionBase {
+        final AtomicInteger marks = new AtomicInteger();
+
+        public Swallower() {
+        }
+
+        @Override
+        public PostCommitListener processEvents(EventPage page, SubscriptionController controller,
+                                                DocumentOperations operations, Cancellation cancellation) {
+            for (EventEnvelope event : page.events()) {
+                if (event.data() instanceof Poison poison) {
+                    for (int i = 0; i < 2; i++) {
+                        try {
+                            marks.incrementAndGet();
+                            controller.markBad(event, new IllegalStateException("poison: " + poison.why()));
+                        } catch (RuntimeException swallowed) {
+                            // the subscription carries on regardless
+                        }
+                    }
+                    continue;
+                }
+                operations.store(new Notice(event.streamId() + "-" + event.version(), ((Tick) event.data()).n()));
+            }
+            return PostCommitListener.NONE;
+        }
+    }
+
+    private static long deadLetters(TestDatabase db, String shard) {
+        return db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_dead_letters") + " WHERE projection = '" + shard
+                + "'");
+    }
+
+    @Test
+    void aSubscriptionThatSwallowsMarkBadStillPausesTheShardAtThatEventWithoutSkipApplyErrors() {
+        try (TestDatabase db = TestDatabase.create("subswallow")) {
+            Swallower swallower = new Swallower();
+            try (DocumentStore store = Ferret.createStore(options(db, swallower))) {
+                try (DocumentSession session = store.openSession()) {
+                    session.events().append("x", new Tick(1), new Poison("bad"), new Tick(3));
+                    session.saveChanges();
+                }
+                long poisonSequence = store.querySession().fetchStream("x").get(1).sequence();
+                await().atMost(WAIT).until(() -> store.daemon().status().shard("Swallower:All").orElseThrow()
+                        .state() == ShardState.PAUSED);
+                var shard = store.daemon().status().shard("Swallower:All").orElseThrow();
+                assertThat(shard.error()).isInstanceOf(ApplyFailedException.class)
+                        .hasMessageContaining("'Swallower:All'").hasMessageContaining("Poison")
+                        .hasMessageContaining("sequence " + poisonSequence).hasMessageContaining("stream 'x'");
+                assertThat(((ApplyFailedException) shard.error()).sequence()).isEqualTo(poisonSequence);
+                assertThat(shard.progression()).isLessThan(poisonSequence);
+                assertThat(swallower.marks.get()).isGreaterThanOrEqualTo(2);
+                // the page rolled back: neither its writes nor a dead letter committed
+                assertThat(notices(db)).isZero();
+                assertThat(deadLetters(db, "Swallower:All")).isZero();
+            }
+        }
+    }
+
+    @Test
+    void aSubscriptionThatSwallowsMarkBadGetsExactlyOneDeadLetterAndMovesOnWithSkipApplyErrors() {
+        try (TestDatabase db = TestDatabase.create("subswallowskip")) {
+            Swallower swallower = new Swallower();
+            StoreOptions options = options(db, swallower);
+            options.daemon().skipApplyErrors(true);
+            try (DocumentStore store = Ferret.createStore(options)) {
+                try (DocumentSession session = store.openSession()) {
+                    session.events().append("x", new Tick(1), new Poison("bad"), new Tick(3));
+                    session.saveChanges();
+                }
+                appendTicks(store, "after", 2);
+                store.waitForNonStaleProjectionData(WAIT);
+                var shard = store.daemon().status().shard("Swallower:All").orElseThrow();
+                assertThat(shard.state()).isEqualTo(ShardState.RUNNING);
+                assertThat(shard.lag()).isZero();
+                assertThat(notices(db)).isEqualTo(4);
+                assertThat(deadLetters(db, "Swallower:All")).isOne();
+                assertThat(db.queryLong("SELECT seq_id FROM " + db.table("pc_dead_letters")
+                        + " WHERE projection = 'Swallower:All'"))
+                        .isEqualTo(store.querySession().fetchStream("x").get(1).sequence());
+            }
+        }
+    }
+
     @Test
     void subscribeFromPresentIgnoresHistory() {
         try (TestDatabase db = TestDatabase.create("subpresent")) {
