@@ -1,5 +1,6 @@
 package dev.ferret;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -19,6 +20,9 @@ public final class StoreOptions {
 
     /** The tenant sessions belong to when none is named. */
     public static final String DEFAULT_TENANT = "*DEFAULT*";
+
+    /** The default of {@link Events#appendLockTimeout}. */
+    public static final Duration DEFAULT_APPEND_LOCK_TIMEOUT = Duration.ofSeconds(10);
 
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
@@ -177,6 +181,7 @@ public final class StoreOptions {
 
         private final StoreOptions owner;
         private boolean partitionedByTenant;
+        private Duration appendLockTimeout = DEFAULT_APPEND_LOCK_TIMEOUT;
 
         private Events(StoreOptions owner) {
             this.owner = owner;
@@ -196,6 +201,30 @@ public final class StoreOptions {
 
         public boolean isPartitionedByTenant() {
             return partitionedByTenant;
+        }
+
+        /**
+         * How long an append of a tenant-partitioned store waits on H2 for another append of the same tenant to
+         * end (they serialize on the tenant's sequence row); default 10 s. Past it the save fails with a transient
+         * error. H2 bounds every lock wait (2 s unless its URL sets LOCK_TIMEOUT), so without this setting the second
+         * of two busy appends of one tenant would fail where PostgreSQL and SQL Server wait; those two engines
+         * keep waiting as their own lock timeout says (no bound unless the server sets one).
+         *
+         * @throws ConfigurationException unless positive and at most {@link Integer#MAX_VALUE} milliseconds
+         */
+        public Events appendLockTimeout(Duration timeout) {
+            if (timeout == null || timeout.isNegative() || timeout.isZero()
+                    || timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
+                throw new ConfigurationException("events.append-lock-timeout must be a positive duration of at most"
+                        + " " + Duration.ofMillis(Integer.MAX_VALUE) + " (the engines count it in int"
+                        + " milliseconds), was: " + timeout);
+            }
+            this.appendLockTimeout = timeout;
+            return this;
+        }
+
+        public Duration getAppendLockTimeout() {
+            return appendLockTimeout;
         }
 
         /** Back to the options, for chaining. */

@@ -21,7 +21,9 @@ public abstract class SubscriptionBase {
      *
      * @param page         the events, already filtered by {@link #includeType}
      * @param controller   the shard: poison events, other tenants
-     * @param operations   document operations for the default tenant, in the page's transaction
+     * @param operations   document operations for the default tenant, in the page's transaction; on a page of a
+     *                     tenant in another database than the default tenant's, every call on them throws
+     *                     {@link IllegalStateException} (use {@code controller.operationsFor(tenant)})
      * @param cancellation whether the shard is stopping
      * @return what to do after the page commits, or {@link PostCommitListener#NONE}
      * @throws Exception fails the page: it rolls back and the shard pauses (transient database errors are retried)

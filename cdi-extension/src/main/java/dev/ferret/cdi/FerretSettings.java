@@ -36,6 +36,7 @@ import java.util.function.Function;
  * <tr><td>{@value #ENGINE}</td><td>{@code sql_server} | {@code postgresql} | {@code h2}</td><td>detected</td></tr>
  * <tr><td>{@value #EVENT_TYPES}</td><td>comma list of {@code [alias=]class}</td><td>none</td></tr>
  * <tr><td>{@value #PARTITION_BY_TENANT}</td><td>boolean</td><td>false</td></tr>
+ * <tr><td>{@value #APPEND_LOCK_TIMEOUT}</td><td>ISO-8601 duration</td><td>{@code PT10S}</td></tr>
  * <tr><td>{@value #TENANCY_DATABASES}</td><td>comma list of database names</td><td>none</td></tr>
  * <tr><td>{@code ferret.tenancy.database.<name>.datasource}</td><td>JNDI name</td><td>required per name</td></tr>
  * <tr><td>{@code ferret.tenancy.database.<name>.tenants}</td><td>comma list of tenant ids</td><td>required per
@@ -61,6 +62,7 @@ public final class FerretSettings {
     public static final String ENGINE = "ferret.engine";
     public static final String EVENT_TYPES = "ferret.events.types";
     public static final String PARTITION_BY_TENANT = "ferret.events.partition-by-tenant";
+    public static final String APPEND_LOCK_TIMEOUT = "ferret.events.append-lock-timeout";
     public static final String TENANCY_DATABASES = "ferret.tenancy.databases";
     public static final String WORKER_THREADS = "ferret.daemon.worker-threads";
 
@@ -91,7 +93,7 @@ public final class FerretSettings {
             BATCH_SIZE, SKIP_APPLY_ERRORS, MAX_TRANSIENT_RETRIES, TRANSIENT_RETRY_BACKOFF, MAX_RETRY_BACKOFF,
             STALLED_SHARD_THRESHOLD, STOP_AND_DRAIN_TIMEOUT, MONITORING_INTERVAL, PROBE_TIMEOUT, LOCK_ACQUIRE_INTERVAL, TENANT_LOAD_BUDGET,
             TENANT_LOAD_MEMORY_THRESHOLD, MAX_CONCURRENT_LOADS, MAX_CONCURRENT_WRITES, PARTITION_BY_TENANT,
-            TENANCY_DATABASES, WORKER_THREADS);
+            APPEND_LOCK_TIMEOUT, TENANCY_DATABASES, WORKER_THREADS);
 
     /** The keys of one tenancy database. */
     public static String tenancyKey(String database, String property) {
@@ -157,6 +159,8 @@ public final class FerretSettings {
         b.enumValue(ENGINE, DatabaseEngine.class).ifPresent(v -> b.option(ENGINE, v, o -> o.engine(v)));
         b.string(EVENT_TYPES).ifPresent(b::eventTypes);
         b.bool(PARTITION_BY_TENANT).ifPresent(v -> b.option(PARTITION_BY_TENANT, v, o -> o.events().partitionByTenant(v)));
+        b.duration(APPEND_LOCK_TIMEOUT)
+                .ifPresent(v -> b.option(APPEND_LOCK_TIMEOUT, v, o -> o.events().appendLockTimeout(v)));
         b.string(TENANCY_DATABASES).ifPresent(b::tenancyDatabases);
         b.integer(WORKER_THREADS).ifPresent(v -> b.daemon(WORKER_THREADS, v, d -> d.workerThreads(v)));
 

@@ -180,4 +180,19 @@ class FerretSettingsTest {
         assertThat(read(Map.of("ferret.events.partition-by-tenant", "yes")).problems())
                 .singleElement().asString().contains("ferret.events.partition-by-tenant=yes");
     }
+
+    @Test
+    void theAppendLockTimeoutIsReadAndBadValuesNamed() {
+        assertThat(read(Map.of()).applyTo(new StoreOptions()).events().getAppendLockTimeout())
+                .isEqualTo(Duration.ofSeconds(10));
+        FerretSettings settings = read(Map.of("ferret.events.append-lock-timeout", "PT30S"));
+        assertThat(settings.problems()).isEmpty();
+        assertThat(settings.applyTo(new StoreOptions()).events().getAppendLockTimeout())
+                .isEqualTo(Duration.ofSeconds(30));
+        assertThat(read(Map.of("ferret.events.append-lock-timeout", "PT0S")).problems())
+                .singleElement().asString().contains("ferret.events.append-lock-timeout=PT0S")
+                .contains("positive");
+        assertThat(read(Map.of("ferret.events.append-lock-timeout", "10s")).problems())
+                .singleElement().asString().contains("ferret.events.append-lock-timeout=10s").contains("ISO-8601");
+    }
 }

@@ -62,7 +62,8 @@ public final class Ferret {
                             + " database runs " + engine + "; every tenancy database must run the same engine");
                 }
             }
-            return new FerretDocumentStore(options, dataSource, ownedPool, Dialects.of(engine), seams);
+            return new FerretDocumentStore(options, dataSource, ownedPool,
+                    Dialects.of(engine, options.events().getAppendLockTimeout()), seams);
         } catch (RuntimeException e) {
             if (ownedPool != null) {
                 ownedPool.close();

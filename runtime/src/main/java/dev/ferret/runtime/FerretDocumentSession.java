@@ -4,6 +4,7 @@ import dev.ferret.ConcurrencyException;
 import dev.ferret.DocumentSession;
 import dev.ferret.EventOperations;
 import dev.ferret.IdLimits;
+import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.EventEnvelope;
 import dev.ferret.daemon.ApplyFailedException;
@@ -224,6 +225,25 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         for (StreamAppend append : appends) {
             count += append.events().size();
         }
+        // another append of the tenant holds the row until it ends: wait for it, within events().appendLockTimeout
+        Dialect.Restore restore = store.dialect().waitForTenantSequence(c);
+        long drawn;
+        try {
+            drawn = mergeTenantRow(c, count, now);
+        } catch (SQLException | RuntimeException e) {
+            try {
+                restore.restore();
+            } catch (SQLException again) {
+                e.addSuppressed(again);
+            }
+            throw e;
+        }
+        restore.restore();
+        return drawn;
+    }
+
+    /** One MERGE of the tenant's row, tried again once when two first appends raced to insert it. */
+    private long mergeTenantRow(Connection c, int count, OffsetDateTime now) throws SQLException {
         for (int attempt = 1; ; attempt++) {
             try (PreparedStatement ps = c.prepareStatement(store.eventSql().nextTenantSequence())) {
                 ps.setString(1, tenantId);

@@ -58,6 +58,24 @@ public interface Dialect {
      */
     Runnable takeAppendFenceShared(Connection connection, TableNames names) throws SQLException;
 
+    /** Puts a connection's setting back; see {@link #waitForTenantSequence}. */
+    @FunctionalInterface
+    interface Restore {
+        Restore NOTHING = () -> { };
+
+        void restore() throws SQLException;
+    }
+
+    /**
+     * Called in an append transaction just before it draws its tenant's numbers: lets the draw wait for another
+     * append of the tenant to end, up to the store's {@code events().appendLockTimeout}, where the engine would
+     * otherwise give up sooner. Returns what puts the connection back once the numbers are drawn. Nothing to do
+     * on engines that wait without bound by default.
+     */
+    default Restore waitForTenantSequence(Connection connection) throws SQLException {
+        return Restore.NOTHING;
+    }
+
     /**
      * A wait bound in whole milliseconds, as the engines take one: a part of a millisecond counts as one (0 means
      * "no bound" to PostgreSQL's timeouts), and at most {@link Integer#MAX_VALUE} (the engines' limit).

@@ -14,11 +14,17 @@ public final class Dialects {
     private Dialects() {
     }
 
+    /** The engine's dialect with the default store settings. */
     public static Dialect of(DatabaseEngine engine) {
+        return of(engine, dev.ferret.StoreOptions.DEFAULT_APPEND_LOCK_TIMEOUT);
+    }
+
+    /** The engine's dialect for a store whose appends wait up to {@code appendLockTimeout} for a tenant's row. */
+    public static Dialect of(DatabaseEngine engine, java.time.Duration appendLockTimeout) {
         return switch (engine) {
             case SQL_SERVER -> new SqlServerDialect();
             case POSTGRESQL -> new PostgresDialect();
-            case H2 -> new H2Dialect();
+            case H2 -> new H2Dialect(appendLockTimeout);
         };
     }
 

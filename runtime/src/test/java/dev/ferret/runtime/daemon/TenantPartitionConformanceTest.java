@@ -129,6 +129,101 @@ class TenantPartitionConformanceTest {
         }
     }
 
+    /**
+     * Holds {@code tenant}'s sequence row from another transaction for {@code holdFor}, as a slow append of the
+     * tenant would, while {@code work} runs; returns what {@code work} returned.
+     */
+    static <T> T whileTheTenantRowIsHeld(TestDatabase db, String tenant, Duration holdFor,
+                                         java.util.concurrent.Callable<T> work) throws Exception {
+        try (Connection holder = db.dataSource().getConnection()) {
+            holder.setAutoCommit(false);
+            try (PreparedStatement ps = holder.prepareStatement("UPDATE " + db.table("pc_tenant_sequences")
+                    + " SET last_seq = last_seq WHERE tenant_id = ?")) {
+                ps.setString(1, tenant);
+                assertThat(ps.executeUpdate()).isOne();
+            }
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+            try {
+                java.util.concurrent.Future<T> result = pool.submit(work);
+                Thread.sleep(holdFor.toMillis());
+                holder.commit();
+                return result.get(60, TimeUnit.SECONDS);
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void appendsOfOneTenantWaitPastTheEnginesDefaultLockTimeoutAndNumberWithoutGaps() throws Exception {
+        try (TestDatabase db = TestDatabase.create("tseqwait");
+             DocumentStore store = Ferret.createStore(partitioned(db))) {
+            appendTicks(store, "busy", "seed", 1);
+            int writers = 8;
+            int each = 5;
+            // the row is held past H2's own lock timeout (2 s), then every writer contends for it at once
+            whileTheTenantRowIsHeld(db, "busy", Duration.ofMillis(2_500), () -> {
+                java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+                try {
+                    List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+                    for (int w = 0; w < writers; w++) {
+                        String stream = "w" + w;
+                        done.add(pool.submit(() -> {
+                            for (int i = 0; i < each; i++) {
+                                appendTicks(store, "busy", stream, 2);
+                            }
+                        }));
+                    }
+                    for (java.util.concurrent.Future<?> f : done) {
+                        f.get(60, TimeUnit.SECONDS); // none timed out on the row
+                    }
+                } finally {
+                    pool.shutdownNow();
+                }
+                return null;
+            });
+            List<Long> expected = java.util.stream.LongStream.rangeClosed(1, 1 + writers * each * 2L).boxed().toList();
+            assertThat(tenantSequence(db.dataSource(), db, "busy")).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void onH2AnAppendGivesUpOnABusyTenantAfterAppendLockTimeoutAndLeavesNoGap() throws Exception {
+        try (TestDatabase db = TestDatabase.create("tseqbound")) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(db.engine() == dev.ferret.DatabaseEngine.H2,
+                    "PostgreSQL and SQL Server wait as their own lock timeout says");
+            StoreOptions options = partitioned(db);
+            options.events().appendLockTimeout(Duration.ofMillis(200));
+            try (DocumentStore store = Ferret.createStore(options)) {
+                appendTicks(store, "busy", "seed", 1);
+                Throwable refused = whileTheTenantRowIsHeld(db, "busy", Duration.ofMillis(1_500), () -> {
+                    try {
+                        appendTicks(store, "busy", "late", 1);
+                        return null;
+                    } catch (RuntimeException e) {
+                        return e;
+                    }
+                });
+                assertThat(refused).isNotNull();
+                appendTicks(store, "busy", "late", 1);
+                assertThat(tenantSequence(db.dataSource(), db, "busy")).containsExactly(1L, 2L);
+            }
+        }
+    }
+
+    @Test
+    void appendLockTimeoutRefusesValuesNamingTheKeyAndValue() {
+        StoreOptions options = new StoreOptions();
+        assertThat(options.events().getAppendLockTimeout()).isEqualTo(Duration.ofSeconds(10));
+        for (Duration bad : java.util.Arrays.asList(null, Duration.ZERO, Duration.ofMillis(-1), Duration.ofDays(30))) {
+            assertThatThrownBy(() -> options.events().appendLockTimeout(bad))
+                    .isInstanceOf(ConfigurationException.class)
+                    .hasMessageContaining("events.append-lock-timeout").hasMessageContaining("was: " + bad);
+        }
+        assertThat(options.events().appendLockTimeout(Duration.ofSeconds(3)).getAppendLockTimeout())
+                .isEqualTo(Duration.ofSeconds(3));
+    }
+
     @Test
     void everyProjectionRunsOneShardPerTenantWithItsOwnProgressionAndMark() throws Exception {
         try (TestDatabase db = TestDatabase.create("tshards");

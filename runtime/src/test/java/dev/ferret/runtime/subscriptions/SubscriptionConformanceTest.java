@@ -196,6 +196,166 @@ class SubscriptionConformanceTest {
         }
     }
 
+    /** Marks poison bad twice, swallows what markBad throws, and stores a notice for every other event. */
+    public static class Swallower extends SubscriptionBase {
+        final AtomicInteger marks = new AtomicInteger();
+
+        public Swallower() {
+        }
+
+        @Override
+        public PostCommitListener processEvents(EventPage page, SubscriptionController controller,
+                                                DocumentOperations operations, Cancellation cancellation) {
+            for (EventEnvelope event : page.events()) {
+                if (event.data() instanceof Poison poison) {
+                    for (int i = 0; i < 2; i++) {
+                        try {
+                            marks.incrementAndGet();
+                            controller.markBad(event, new IllegalStateException("poison: " + poison.why()));
+                        } catch (RuntimeException swallowed) {
+                            // the subscription carries on regardless
+                        }
+                    }
+                    continue;
+                }
+                operations.store(new Notice(event.streamId() + "-" + event.version(), ((Tick) event.data()).n()));
+            }
+            return PostCommitListener.NONE;
+        }
+    }
+
+    private static long deadLetters(TestDatabase db, String shard) {
+        return db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_dead_letters") + " WHERE projection = '" + shard
+                + "'");
+    }
+
+    @Test
+    void aSubscriptionThatSwallowsMarkBadStillPausesTheShardAtThatEventWithoutSkipApplyErrors() {
+        try (TestDatabase db = TestDatabase.create("subswallow")) {
+            Swallower swallower = new Swallower();
+            try (DocumentStore store = Ferret.createStore(options(db, swallower))) {
+                try (DocumentSession session = store.openSession()) {
+                    session.events().append("x", new Tick(1), new Poison("bad"), new Tick(3));
+                    session.saveChanges();
+                }
+                long poisonSequence = store.querySession().fetchStream("x").get(1).sequence();
+                await().atMost(WAIT).until(() -> store.daemon().status().shard("Swallower:All").orElseThrow()
+                        .state() == ShardState.PAUSED);
+                var shard = store.daemon().status().shard("Swallower:All").orElseThrow();
+                assertThat(shard.error()).isInstanceOf(ApplyFailedException.class)
+                        .hasMessageContaining("'Swallower:All'").hasMessageContaining("Poison")
+                        .hasMessageContaining("sequence " + poisonSequence).hasMessageContaining("stream 'x'");
+                assertThat(((ApplyFailedException) shard.error()).sequence()).isEqualTo(poisonSequence);
+                assertThat(shard.progression()).isLessThan(poisonSequence);
+                assertThat(swallower.marks.get()).isGreaterThanOrEqualTo(2);
+                // the page rolled back: neither its writes nor a dead letter committed
+                assertThat(notices(db)).isZero();
+                assertThat(deadLetters(db, "Swallower:All")).isZero();
+            }
+        }
+    }
+
+    @Test
+    void aSubscriptionThatSwallowsMarkBadGetsExactlyOneDeadLetterAndMovesOnWithSkipApplyErrors() {
+        try (TestDatabase db = TestDatabase.create("subswallowskip")) {
+            Swallower swallower = new Swallower();
+            StoreOptions options = options(db, swallower);
+            options.daemon().skipApplyErrors(true);
+            try (DocumentStore store = Ferret.createStore(options)) {
+                try (DocumentSession session = store.openSession()) {
+                    session.events().append("x", new Tick(1), new Poison("bad"), new Tick(3));
+                    session.saveChanges();
+                }
+                appendTicks(store, "after", 2);
+                store.waitForNonStaleProjectionData(WAIT);
+                var shard = store.daemon().status().shard("Swallower:All").orElseThrow();
+                assertThat(shard.state()).isEqualTo(ShardState.RUNNING);
+                assertThat(shard.lag()).isZero();
+                assertThat(notices(db)).isEqualTo(4);
+                assertThat(deadLetters(db, "Swallower:All")).isOne();
+                assertThat(db.queryLong("SELECT seq_id FROM " + db.table("pc_dead_letters")
+                        + " WHERE projection = 'Swallower:All'"))
+                        .isEqualTo(store.querySession().fetchStream("x").get(1).sequence());
+            }
+        }
+    }
+
+    /**
+     * For each event writes a notice for its own tenant, for its neighbour ({@code near} of a tenant of the far
+     * database, {@code local} otherwise), for {@code local} and for the default tenant; records each refusal.
+     */
+    public static class CrossTenantWriter extends SubscriptionBase {
+        final List<String> refusals = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        public CrossTenantWriter() {
+        }
+
+        @Override
+        public PostCommitListener processEvents(EventPage page, SubscriptionController controller,
+                                                DocumentOperations operations, Cancellation cancellation) {
+            for (EventEnvelope event : page.events()) {
+                String id = event.tenantId() + "-" + event.streamId() + "-" + event.version();
+                controller.operationsFor(event.tenantId()).store(new Notice(id, 1));
+                String neighbour = event.tenantId().startsWith("remote") ? "remote-2" : "local";
+                attempt(() -> controller.operationsFor(neighbour).store(new Notice("from-" + id, 2)));
+                attempt(() -> controller.operationsFor("local").store(new Notice("local-from-" + id, 3)));
+                attempt(() -> operations.store(new Notice("default-from-" + id, 4)));
+            }
+            return PostCommitListener.NONE;
+        }
+
+        private void attempt(Runnable write) {
+            try {
+                write.run();
+            } catch (IllegalStateException refused) {
+                refusals.add(refused.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void otherTenantsOperationsGoThroughThePageWhenTheyShareItsDatabaseAndAreRefusedOtherwise() {
+        try (TestDatabase db = TestDatabase.create("subtenants");
+             TestDatabase far = db.sibling("far")) {
+            CrossTenantWriter writer = new CrossTenantWriter();
+            StoreOptions options = options(db, writer);
+            options.events().partitionByTenant(true);
+            options.tenancy().database("far", far.dataSource(), "remote-1", "remote-2");
+            try (DocumentStore store = Ferret.createStore(options)) {
+                for (String tenant : List.of("local", "remote-1")) {
+                    try (DocumentSession session = store.openSession(tenant)) {
+                        session.events().append("s", new Tick(1));
+                        session.saveChanges();
+                    }
+                }
+                store.waitForNonStaleProjectionData(WAIT);
+                assertThat(store.daemon().status().shard("CrossTenantWriter:All@remote-1").orElseThrow().state())
+                        .isEqualTo(ShardState.RUNNING);
+
+                // the local page, in the store's own database, writes for every tenant living there
+                assertThat(store.querySession("local").load(Notice.class, "local-s-1")).isPresent();
+                assertThat(store.querySession("local").load(Notice.class, "from-local-s-1")).isPresent();
+                assertThat(store.querySession().load(Notice.class, "default-from-local-s-1")).isPresent();
+                // the remote page writes its own and its database neighbour's documents
+                assertThat(store.querySession("remote-1").load(Notice.class, "remote-1-s-1")).isPresent();
+                assertThat(store.querySession("remote-2").load(Notice.class, "from-remote-1-s-1")).isPresent();
+                // and is refused the tenants of the store's own database, naming the tenant and both databases
+                assertThat(writer.refusals).hasSize(2).allSatisfy(message -> assertThat(message)
+                        .contains("'CrossTenantWriter:All@remote-1'").contains("database 'far'")
+                        .contains("database '" + StoreOptions.DEFAULT_DATABASE + "'"));
+                assertThat(writer.refusals).anySatisfy(m -> assertThat(m).contains("tenant 'local'"))
+                        .anySatisfy(m -> assertThat(m).contains("tenant '" + StoreOptions.DEFAULT_TENANT + "'"));
+                // nothing landed in the wrong database
+                assertThat(far.queryLong("SELECT COUNT(*) FROM " + far.table("pc_doc_notice")
+                        + " WHERE tenant_id NOT IN ('remote-1', 'remote-2')")).isZero();
+                assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_doc_notice")
+                        + " WHERE tenant_id IN ('remote-1', 'remote-2')")).isZero();
+                assertThat(notices(db)).isEqualTo(4);
+                assertThat(far.queryLong("SELECT COUNT(*) FROM " + far.table("pc_doc_notice"))).isEqualTo(2);
+            }
+        }
+    }
+
     @Test
     void subscribeFromPresentIgnoresHistory() {
         try (TestDatabase db = TestDatabase.create("subpresent")) {

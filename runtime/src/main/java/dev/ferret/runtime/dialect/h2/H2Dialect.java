@@ -55,9 +55,47 @@ public final class H2Dialect implements Dialect {
      */
     private static final ConcurrentMap<String, ReentrantLock> MIGRATION_LOCKS = new ConcurrentHashMap<>();
 
+    /** How long an append waits for the tenant's sequence row, in H2's LOCK_TIMEOUT milliseconds. */
+    private final int appendLockTimeoutMillis;
+
+    /** With the default {@code events().appendLockTimeout}. */
+    public H2Dialect() {
+        this(dev.ferret.StoreOptions.DEFAULT_APPEND_LOCK_TIMEOUT);
+    }
+
+    public H2Dialect(Duration appendLockTimeout) {
+        this.appendLockTimeoutMillis = Dialect.timeoutMillis(appendLockTimeout);
+    }
+
     @Override
     public DatabaseEngine engine() {
         return DatabaseEngine.H2;
+    }
+
+    /**
+     * H2 bounds every lock wait by the session's LOCK_TIMEOUT (2 s by default), so a second append of a busy
+     * tenant would fail on the sequence row where PostgreSQL waits. The draw runs with the append bound; the
+     * session's own value comes back after it. {@code SET LOCK_TIMEOUT} neither commits nor is undone by a
+     * rollback, so it does not touch the append's transaction.
+     */
+    @Override
+    public Restore waitForTenantSequence(Connection connection) throws SQLException {
+        int previous;
+        try (java.sql.Statement s = connection.createStatement()) {
+            try (ResultSet rs = s.executeQuery("SELECT LOCK_TIMEOUT()")) {
+                rs.next();
+                previous = rs.getInt(1);
+            }
+            if (previous == appendLockTimeoutMillis) {
+                return Restore.NOTHING;
+            }
+            s.execute("SET LOCK_TIMEOUT " + appendLockTimeoutMillis);
+        }
+        return () -> {
+            try (java.sql.Statement s = connection.createStatement()) {
+                s.execute("SET LOCK_TIMEOUT " + previous);
+            }
+        };
     }
 
     @Override
