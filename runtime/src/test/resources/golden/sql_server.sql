@@ -68,6 +68,26 @@ CREATE TABLE dbo.pc_dead_letters (
   timestamp DATETIMEOFFSET NOT NULL
 )
 
+-- schema.pc_outbox[0]
+IF OBJECT_ID(N'dbo.pc_outbox', N'U') IS NULL
+CREATE TABLE dbo.pc_outbox (
+  id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT pk_pc_outbox PRIMARY KEY CLUSTERED,
+  message_id UNIQUEIDENTIFIER NOT NULL,
+  shard NVARCHAR(250) NOT NULL,
+  seq_id BIGINT NOT NULL,
+  tenant_id NVARCHAR(100) NOT NULL,
+  type NVARCHAR(500) NOT NULL,
+  payload NVARCHAR(MAX) NOT NULL,
+  created DATETIMEOFFSET NOT NULL,
+  delivered_at DATETIMEOFFSET NULL,
+  attempts INT NOT NULL,
+  last_error NVARCHAR(MAX) NULL
+)
+
+-- schema.pc_outbox[1]
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ix_pc_outbox_pending' AND object_id = OBJECT_ID(N'dbo.pc_outbox'))
+CREATE INDEX ix_pc_outbox_pending ON dbo.pc_outbox (shard, delivered_at, id)
+
 -- schema.pc_doc_order_summary
 IF OBJECT_ID(N'dbo.pc_doc_order_summary', N'U') IS NULL
 CREATE TABLE dbo.pc_doc_order_summary (
@@ -165,6 +185,24 @@ SELECT COUNT(*) FROM dbo.pc_event_progression WHERE name LIKE 'Node:%' AND last_
 
 -- daemon.deleteDeadNodes
 DELETE FROM dbo.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id < ?
+
+-- outbox.insert
+INSERT INTO dbo.pc_outbox (message_id, shard, seq_id, tenant_id, type, payload, created, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, 0)
+
+-- outbox.selectUndelivered
+SELECT id, message_id, seq_id, tenant_id, type, payload FROM dbo.pc_outbox WHERE shard = ? AND delivered_at IS NULL ORDER BY id OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY
+
+-- outbox.markDelivered
+UPDATE dbo.pc_outbox SET delivered_at = ?, attempts = attempts + 1 WHERE id = ?
+
+-- outbox.recordFailure
+UPDATE dbo.pc_outbox SET attempts = attempts + 1, last_error = ? WHERE id = ?
+
+-- outbox.countUndelivered
+SELECT COUNT(*), MIN(created) FROM dbo.pc_outbox WHERE shard = ? AND delivered_at IS NULL
+
+-- outbox.deleteDelivered
+DELETE FROM dbo.pc_outbox WHERE delivered_at IS NOT NULL AND delivered_at < ?
 
 -- documents.propertyEquals
 JSON_VALUE(data, ?) = ?

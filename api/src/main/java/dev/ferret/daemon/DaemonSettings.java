@@ -27,6 +27,7 @@ public final class DaemonSettings {
     private Duration transientRetryBackoff = Duration.ofMillis(100);
     private Duration maxRetryBackoff = Duration.ofSeconds(5);
     private Duration stalledShardThreshold = Duration.ofMinutes(2);
+    private Duration outboxRetention = Duration.ofHours(1);
 
     public DaemonSettings mode(DaemonMode mode) {
         this.mode = Objects.requireNonNull(mode, "mode");
@@ -240,6 +241,19 @@ public final class DaemonSettings {
 
     public Duration getStalledShardThreshold() {
         return stalledShardThreshold;
+    }
+
+    /**
+     * How long a delivered side-effect message stays in the outbox table (for an operator tracing a delivery)
+     * before the dispatcher deletes it; default 1 h. Undelivered messages are never deleted.
+     */
+    public DaemonSettings outboxRetention(Duration retention) {
+        this.outboxRetention = positive("daemon.outbox-retention", retention);
+        return this;
+    }
+
+    public Duration getOutboxRetention() {
+        return outboxRetention;
     }
 
     /**

@@ -28,10 +28,14 @@ public record DaemonStatus(DaemonMode mode, boolean running, HighWaterMarkStatus
         return shards.stream().filter(s -> s.name().equals(name)).findFirst();
     }
 
-    /** Healthy when the detector reads, the daemon is live and no shard is paused or retrying. */
+    /**
+     * Healthy when the detector reads, the daemon is live, no shard is paused or retrying and no shard's outbox has
+     * kept failing to deliver past its bound.
+     */
     public boolean healthy() {
         return highWaterMark.healthy() && live() && shards.stream()
-                .noneMatch(s -> s.state() == ShardState.PAUSED || s.state() == ShardState.RETRYING);
+                .noneMatch(s -> s.state() == ShardState.PAUSED || s.state() == ShardState.RETRYING
+                        || s.outbox() != null && s.outbox().stuck());
     }
 
     /**

@@ -14,12 +14,18 @@ import java.time.Duration;
  *                        shard started here
  * @param stalledFor      how long the shard has been behind its mark without committing while it should run; zero
  *                        when it is caught up, moving, stopped or paused
+ * @param outbox          its side-effect messages waiting for delivery
  */
 public record ShardStatus(String name, ShardState state, long progression, long highWaterMark, Throwable error,
-                          Duration sinceLastCommit, Duration stalledFor) {
+                          Duration sinceLastCommit, Duration stalledFor, OutboxStatus outbox) {
+
+    public ShardStatus(String name, ShardState state, long progression, long highWaterMark, Throwable error,
+                       Duration sinceLastCommit, Duration stalledFor) {
+        this(name, state, progression, highWaterMark, error, sinceLastCommit, stalledFor, OutboxStatus.EMPTY);
+    }
 
     public ShardStatus(String name, ShardState state, long progression, long highWaterMark, Throwable error) {
-        this(name, state, progression, highWaterMark, error, null, Duration.ZERO);
+        this(name, state, progression, highWaterMark, error, null, Duration.ZERO, OutboxStatus.EMPTY);
     }
 
     /** How many sequence numbers it is behind the mark. */

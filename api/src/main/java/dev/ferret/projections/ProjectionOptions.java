@@ -131,15 +131,36 @@ public final class ProjectionOptions {
         subscriptions.forEach(replay::subscribe);
     }
 
-    private Consumer<Object> sideEffectPublisher = message -> { };
+    private SideEffectPublisher sideEffectPublisher = message -> { };
+    private Consumer<Object> payloadPublisher = message -> { };
 
-    /** Receives every message projections publish as a side effect, after their page committed. */
+    /**
+     * Receives every message projections publish as a side effect, from the durable outbox after its page committed:
+     * at least once, so a receiver must tolerate a repeat. {@link #outboxPublisher} also hands over the message id.
+     */
     public ProjectionOptions sideEffectPublisher(Consumer<Object> publisher) {
-        this.sideEffectPublisher = Projection.require(publisher, "publisher");
+        Consumer<Object> payloads = Projection.require(publisher, "publisher");
+        this.payloadPublisher = payloads;
+        this.sideEffectPublisher = message -> payloads.accept(message.payload());
         return this;
     }
 
+    /** As {@link #sideEffectPublisher(Consumer)}, with each message's stable id for an idempotent receiver. */
+    public ProjectionOptions outboxPublisher(SideEffectPublisher publisher) {
+        SideEffectPublisher outbox = Projection.require(publisher, "publisher");
+        this.sideEffectPublisher = outbox;
+        this.payloadPublisher = payload -> {
+            throw new UnsupportedOperationException("the side-effect publisher takes outbox messages with ids");
+        };
+        return this;
+    }
+
+    /** The payload-only view of {@link #sideEffectPublisher(Consumer)}. */
     public Consumer<Object> getSideEffectPublisher() {
+        return payloadPublisher;
+    }
+
+    public SideEffectPublisher getOutboxPublisher() {
         return sideEffectPublisher;
     }
 

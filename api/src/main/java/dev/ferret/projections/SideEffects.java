@@ -1,13 +1,17 @@
 package dev.ferret.projections;
 
 /**
- * Where a projection raises side effects while it applies a page. Nothing happens until the page's transaction
- * commits; then messages go to the store's side-effect publisher and events are appended in a unit of work of their
- * own. Side effects are held back during rebuilds and during a gated version's warm-up.
+ * Where a projection raises side effects while it applies a page. Both are written in the page's transaction:
+ * events are appended there (exactly once, with the page), messages go to the durable outbox, from which the store's
+ * side-effect publisher receives them after the commit (at least once, in order per shard). Side effects are not
+ * written during rebuilds nor during a gated version's warm-up.
  */
 public interface SideEffects {
 
-    /** A message for {@code options.projections().sideEffectPublisher(...)}. */
+    /**
+     * A message for {@code options.projections().sideEffectPublisher(...)}; stored as JSON of its class until
+     * delivered, so it must be JSON-B serializable.
+     */
     void publish(Object message);
 
     /** An event to append to {@code streamId}, for the tenant of the event being applied. */

@@ -77,6 +77,7 @@ public final class FerretSettings {
     public static final String TRANSIENT_RETRY_BACKOFF = "ferret.daemon.transient-retry-backoff";
     public static final String MAX_RETRY_BACKOFF = "ferret.daemon.max-retry-backoff";
     public static final String STALLED_SHARD_THRESHOLD = "ferret.daemon.stalled-shard-threshold";
+    public static final String OUTBOX_RETENTION = "ferret.daemon.outbox-retention";
     public static final String STOP_AND_DRAIN_TIMEOUT = "ferret.projections.stop-and-drain-timeout";
     public static final String MONITORING_INTERVAL = "ferret.daemon.lock.monitoring-interval";
     public static final String TENANT_LOAD_BUDGET = "ferret.daemon.tenant-load-budget";
@@ -91,7 +92,7 @@ public final class FerretSettings {
             MANAGED_SCHEDULED_EXECUTOR, LONG_RUNNING_HINT, SCHEMA, TABLE_PREFIX, APPLY_SCHEMA, ENGINE, EVENT_TYPES,
             DAEMON_MODE, POLLING_INTERVAL, STALE_SEQUENCE_THRESHOLD, APPEND_FENCE_TIMEOUT, FORCED_GAP_SKIP_THRESHOLD,
             BATCH_SIZE, SKIP_APPLY_ERRORS, MAX_TRANSIENT_RETRIES, TRANSIENT_RETRY_BACKOFF, MAX_RETRY_BACKOFF,
-            STALLED_SHARD_THRESHOLD, STOP_AND_DRAIN_TIMEOUT, MONITORING_INTERVAL, PROBE_TIMEOUT, LOCK_ACQUIRE_INTERVAL, TENANT_LOAD_BUDGET,
+            STALLED_SHARD_THRESHOLD, OUTBOX_RETENTION, STOP_AND_DRAIN_TIMEOUT, MONITORING_INTERVAL, PROBE_TIMEOUT, LOCK_ACQUIRE_INTERVAL, TENANT_LOAD_BUDGET,
             TENANT_LOAD_MEMORY_THRESHOLD, MAX_CONCURRENT_LOADS, MAX_CONCURRENT_WRITES, PARTITION_BY_TENANT,
             APPEND_LOCK_TIMEOUT, TENANCY_DATABASES, WORKER_THREADS);
 
@@ -193,6 +194,7 @@ public final class FerretSettings {
         b.duration(MAX_RETRY_BACKOFF).ifPresent(v -> b.daemon(MAX_RETRY_BACKOFF, v, d -> d.maxRetryBackoff(v)));
         b.duration(STALLED_SHARD_THRESHOLD).ifPresent(v -> b.daemon(STALLED_SHARD_THRESHOLD, v,
                 d -> d.stalledShardThreshold(v)));
+        b.duration(OUTBOX_RETENTION).ifPresent(v -> b.daemon(OUTBOX_RETENTION, v, d -> d.outboxRetention(v)));
         b.duration(STOP_AND_DRAIN_TIMEOUT)
                 .ifPresent(v -> b.daemon(STOP_AND_DRAIN_TIMEOUT, v, d -> d.stopAndDrainTimeout(v)));
 

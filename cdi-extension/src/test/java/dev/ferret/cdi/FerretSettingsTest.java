@@ -48,6 +48,7 @@ class FerretSettingsTest {
                 Map.entry("ferret.daemon.transient-retry-backoff", "PT0.2S"),
                 Map.entry("ferret.daemon.max-retry-backoff", "PT10S"),
                 Map.entry("ferret.daemon.stalled-shard-threshold", "PT3M"),
+                Map.entry("ferret.daemon.outbox-retention", "PT30M"),
                 Map.entry("ferret.projections.stop-and-drain-timeout", "PT7S")));
         assertThat(settings.problems()).isEmpty();
         assertThat(settings.dataSource()).isEqualTo("jdbc/orders");
@@ -71,6 +72,7 @@ class FerretSettingsTest {
         assertThat(d.getTransientRetryBackoff()).isEqualTo(Duration.ofMillis(200));
         assertThat(d.getMaxRetryBackoff()).isEqualTo(Duration.ofSeconds(10));
         assertThat(d.getStalledShardThreshold()).isEqualTo(Duration.ofMinutes(3));
+        assertThat(d.getOutboxRetention()).isEqualTo(Duration.ofMinutes(30));
         assertThat(d.getStopAndDrainTimeout()).isEqualTo(Duration.ofSeconds(7));
     }
 
@@ -93,6 +95,13 @@ class FerretSettingsTest {
         assertThat(settings.problems()).anySatisfy(p -> assertThat(p).contains("ferret.schema=bad schema"));
         assertThat(settings.problems()).anySatisfy(p -> assertThat(p)
                 .contains("ferret.projections.stop-and-drain-timeout=5s").contains("ISO-8601"));
+    }
+
+    @Test
+    void aZeroOutboxRetentionIsRefusedNamingItsKeyAndValue() {
+        FerretSettings settings = read(Map.of("ferret.daemon.outbox-retention", "PT0S"));
+        assertThat(settings.problems()).singleElement().asString()
+                .contains("ferret.daemon.outbox-retention").contains("PT0S");
     }
 
     @Test

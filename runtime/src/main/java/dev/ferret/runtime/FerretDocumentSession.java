@@ -127,21 +127,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         Runnable[] releaseFence = new Runnable[1];
         try {
             store.transactions().inTransaction(store.dataSourceOf(tenantId), c -> {
-                List<EventEnvelope> inlineEvents = store.inlineAppliers().isEmpty() ? null : new ArrayList<>();
-                // first, so every append of the tenant takes its sequence row before any stream row: one lock order
-                long[] tenantSeq = {store.partitionedByTenant() && !appends.isEmpty() ? drawTenantNumbers(c, now) : 0};
-                for (StreamAppend append : appends) {
-                    long headVersion = writeStream(c, append, now);
-                    if (releaseFence[0] == null) {
-                        // before the first identity value is drawn
-                        releaseFence[0] = store.dialect().takeAppendFenceShared(c, store.names());
-                    }
-                    tenantSeq[0] = writeEvents(c, append, headVersion, now, inlineEvents, tenantSeq[0]);
-                }
-                if (inlineEvents != null && !inlineEvents.isEmpty()) {
-                    applyInline(c, inlineEvents);
-                }
-                documentChanges.write(c, store.serializer(), now);
+                writeChanges(c, now, releaseFence);
                 return null;
             });
         } catch (SQLException e) {
@@ -155,6 +141,48 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             // new events are what the daemon is for: a loop lost to a suspended container comes back now
             store.asyncDaemon().heal();
         }
+        appends.clear();
+        documentChanges.clear();
+    }
+
+    /**
+     * Writes the buffered appends and documents on {@code c}, inside a transaction the caller owns. The append
+     * fence's release, once taken, is left in {@code releaseFence} for the caller to run after that transaction ended.
+     */
+    private void writeChanges(Connection c, OffsetDateTime now, Runnable[] releaseFence) throws SQLException {
+        List<EventEnvelope> inlineEvents = store.inlineAppliers().isEmpty() ? null : new ArrayList<>();
+        // first, so every append of the tenant takes its sequence row before any stream row: one lock order
+        long[] tenantSeq = {store.partitionedByTenant() && !appends.isEmpty() ? drawTenantNumbers(c, now) : 0};
+        for (StreamAppend append : appends) {
+            long headVersion = writeStream(c, append, now);
+            if (releaseFence[0] == null) {
+                // before the first identity value is drawn
+                releaseFence[0] = store.dialect().takeAppendFenceShared(c, store.names());
+            }
+            tenantSeq[0] = writeEvents(c, append, headVersion, now, inlineEvents, tenantSeq[0]);
+        }
+        if (inlineEvents != null && !inlineEvents.isEmpty()) {
+            applyInline(c, inlineEvents);
+        }
+        documentChanges.write(c, store.serializer(), now);
+    }
+
+    /**
+     * Writes this unit of work into a transaction someone else owns (a daemon page appending the events its
+     * projections raised), on that transaction's connection, by the same path as {@link #saveChanges()}. The append
+     * fence's release is added to {@code afterTransaction}, to run once that transaction has ended, committed or not.
+     */
+    void writeWithin(Connection c, OffsetDateTime now, List<Runnable> afterTransaction) throws SQLException {
+        ensureOpen();
+        Runnable[] releaseFence = new Runnable[1];
+        try {
+            writeChanges(c, now, releaseFence);
+        } finally {
+            if (releaseFence[0] != null) {
+                afterTransaction.add(releaseFence[0]);
+            }
+        }
+        // the owner commits or rolls back; either way this unit of work is spent
         appends.clear();
         documentChanges.clear();
     }

@@ -14,10 +14,12 @@ import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.daemon.ProjectionDaemon;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.projections.ProjectionOptions;
+import dev.ferret.projections.SideEffectPublisher;
 import dev.ferret.runtime.daemon.AsyncDaemon;
 import dev.ferret.runtime.daemon.ShardNames;
 import dev.ferret.runtime.tx.TransactionRunner;
 import dev.ferret.runtime.dialect.Dialect;
+import dev.ferret.runtime.projections.PageBatch;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.SchemaObject;
@@ -27,8 +29,11 @@ import dev.ferret.runtime.documents.DocumentMapping;
 import dev.ferret.runtime.events.EventTypes;
 import dev.ferret.runtime.json.JsonbSerializer;
 import dev.ferret.runtime.schema.SchemaMigrator;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,7 +68,7 @@ public final class FerretDocumentStore implements DocumentStore {
     private final TransactionRunner transactions;
     private final List<String> createdAtStartup;
     private final List<ProjectionApplier> inlineAppliers;
-    private final java.util.function.Consumer<Object> sideEffectPublisher;
+    private final SideEffectPublisher sideEffectPublisher;
     private final AsyncDaemon daemon;
     private final boolean partitionedByTenant;
     private final dev.ferret.runtime.tenancy.TenantDatabases databases;
@@ -152,7 +157,7 @@ public final class FerretDocumentStore implements DocumentStore {
             async.add(ProjectionApplier.of(subscription, this));
         }
         this.inlineAppliers = List.copyOf(inline);
-        this.sideEffectPublisher = options.projections().getSideEffectPublisher();
+        this.sideEffectPublisher = options.projections().getOutboxPublisher();
         DaemonSettings settings = options.daemon();
         this.daemon = new AsyncDaemon(this, settings, async, options.projections().asyncListeners(),
                 seams.executors().apply(Math.max(1, Math.min(settings.getWorkerThreads(),
@@ -185,9 +190,29 @@ public final class FerretDocumentStore implements DocumentStore {
         daemon.waitForNonStale(timeout, shard -> shard.documentTypes().contains(documentType), tenantId);
     }
 
-    /** Where messages raised as projection side effects go, after their page committed. */
-    public java.util.function.Consumer<Object> sideEffectPublisher() {
+    /** Where messages raised as projection side effects go, from the outbox after their page committed. */
+    public SideEffectPublisher sideEffectPublisher() {
         return sideEffectPublisher;
+    }
+
+    /**
+     * Appends events a daemon page raised in the page's own transaction, on its connection {@code c}: through the
+     * session's append path (stream versions, the tenant's sequence row, the append fence, inline projections), one
+     * unit of work per tenant in the order raised. What must run once the page's transaction has ended (the append
+     * fence's release) is added to {@code afterTransaction}.
+     *
+     * @param raised (tenant, stream, event) in the order the page raised them
+     */
+    public void appendWithin(Connection c, List<PageBatch.RaisedEvent> raised, OffsetDateTime now,
+                             List<Runnable> afterTransaction) throws SQLException {
+        Map<String, FerretDocumentSession> sessions = new LinkedHashMap<>();
+        for (PageBatch.RaisedEvent event : raised) {
+            sessions.computeIfAbsent(event.tenantId(), tenant -> new FerretDocumentSession(this, tenant))
+                    .events().append(event.streamId(), event.event());
+        }
+        for (FerretDocumentSession session : sessions.values()) {
+            session.writeWithin(c, now, afterTransaction);
+        }
     }
 
     List<ProjectionApplier> inlineAppliers() {

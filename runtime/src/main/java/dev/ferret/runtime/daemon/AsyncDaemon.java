@@ -27,11 +27,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -42,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * agents when the mark moves, and answers status, waits and rebuilds.
  *
  * <p>Connections: the detector holds at most one, each agent at most one and only while a page loads or writes,
- * and at most {@code workers} agents run at once; so the daemon uses at most {@code workers + 1} connections.
+ * and at most {@code workers} agents run at once; a shard's outbox delivery runs on a worker too and holds one
+ * while it delivers; so the daemon uses at most {@code workers + 1} connections.
  */
 public final class AsyncDaemon implements ProjectionDaemon {
 
@@ -188,6 +191,21 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     ScheduledExecutorService scheduler() {
         return executors.scheduler();
+    }
+
+    /** Per database name: System.nanoTime() before which its outbox is not cleaned up again. */
+    private final Map<String, AtomicLong> outboxCleanups = new ConcurrentHashMap<>();
+
+    /**
+     * Whether a shard's dispatcher should delete the delivered rows of {@code database} now: true for one caller per
+     * {@code interval}, so shards sharing a database do not each run the delete.
+     */
+    boolean outboxCleanupDue(TenantDatabases.Database database, Duration interval) {
+        AtomicLong next = outboxCleanups.computeIfAbsent(database.name(),
+                name -> new AtomicLong(System.nanoTime()));
+        long due = next.get();
+        long now = System.nanoTime();
+        return now - due >= 0 && next.compareAndSet(due, now + interval.toNanos());
     }
 
     ProgressBoard board() {

@@ -82,6 +82,12 @@ import org.slf4j.LoggerFactory;
  * resolved before anything else: the progression row is read back on a fresh connection and compared with the
  * (end, stamp) the page wrote. Committed, its post-commit work runs once and the shard moves on; not committed, it is
  * re-processed. Until the outcome is known no page is loaded.
+ *
+ * <p>Side effects commit with the page: events its projections raised are appended on the page's connection (the
+ * store's append path), and published messages are written to the shard's {@link ShardOutbox}, whose dispatcher
+ * delivers them after the commit, on its own schedule: a failing publisher never holds the page loop. A rebuild
+ * and a gated warm-up write neither. Post-commit and after-commit listeners stay in memory: at most once, for
+ * every page that committed (including one whose commit was only learnt by reading it back).
  */
 final class ShardAgent {
 
@@ -97,6 +103,7 @@ final class ShardAgent {
     private final FerretDocumentStore store;
     private final DaemonSql sql;
     private final TransientRetry retry;
+    private final ShardOutbox outbox;
 
     // lifecycle: guarded by this
     private ShardState state = ShardState.STOPPED;
@@ -137,6 +144,7 @@ final class ShardAgent {
         // a stopping shard never retries: the retry would redo, on a fresh connection, the page the drain cancelled
         this.retry = daemon.retries().create(name, settings, e -> !stopping && store.dialect().isTransientCause(e));
         this.retryBackoff = settings.getTransientRetryBackoff();
+        this.outbox = new ShardOutbox(name, partition.database(), daemon);
     }
 
     String name() {
@@ -168,7 +176,7 @@ final class ShardAgent {
         long now = System.nanoTime();
         long committed = lastCommitNanos;
         return new ShardStatus(name, publishedState, Math.max(0, floor), mark(), error,
-                committed == 0 ? null : Duration.ofNanos(now - committed), stalledFor(now));
+                committed == 0 ? null : Duration.ofNanos(now - committed), stalledFor(now), outbox.status());
     }
 
     /**
@@ -199,6 +207,8 @@ final class ShardAgent {
             stopping = false;
         }
         daemon.board().changed();
+        // what an earlier owner of the shard (this node before a restart, or another) left undelivered goes out
+        outbox.start();
         wake();
     }
 
@@ -260,6 +270,7 @@ final class ShardAgent {
         if (idle && behind) {
             wake();
         }
+        outbox.heal();
     }
 
     /**
@@ -269,6 +280,7 @@ final class ShardAgent {
     synchronized void requestStop() {
         stopRequested = true;
         stopping = true;
+        outbox.stop();
     }
 
     /**
@@ -558,6 +570,10 @@ final class ShardAgent {
         final boolean warmingUp;
         PageBatch batch;
         List<ChangeSet> changeSets = List.of();
+        /** The page's outbox rows by message id, once written in its transaction. */
+        Map<UUID, Object> outboxWritten = Map.of();
+        /** Whether the page appended events its projections raised. */
+        boolean appendedEvents;
         /** Set when the page's work returned inside its transaction: a failure after it may hide a commit. */
         boolean reachedCommit;
 
@@ -650,7 +666,10 @@ final class ShardAgent {
         }
     }
 
-    /** What follows a page's commit: subscription listeners, side effects, async listeners, then the progress. */
+    /**
+     * What follows a page's commit: subscription listeners, async listeners, the outbox's delivery, then the
+     * progress.
+     */
     private void committed(PageAttempt attempt) {
         pageCommitted = true;
         pageConnection = null;
@@ -658,9 +677,10 @@ final class ShardAgent {
         PageBatch batch = attempt.batch;
         if (batch != null) {
             runPostCommit(batch);
-            if (!attempt.silent && !attempt.warmingUp) {
-                deliverSideEffects(batch);
-            }
+        }
+        if (attempt.appendedEvents) {
+            // the raised events are new events for every shard: a loop lost to a suspended container comes back now
+            daemon.heal();
         }
         if (attempt.warmingUp && attempt.end >= warmUpUntil) {
             LOG.info("Shard {} warmed up to the prior version's mark {}; side effects fire from here", name,
@@ -670,6 +690,8 @@ final class ShardAgent {
             // before the progress is published, so a reader released by a non-stale wait sees the caches flushed
             afterCommit(attempt.changeSets);
         }
+        // the page's messages are durable in the outbox since its commit; delivering them only needs a kick
+        outbox.committed(attempt.outboxWritten);
         // after a restart the loop re-reads the progression; only a loop at the page's floor moves on from it
         if (floor == attempt.floor) {
             floor = attempt.end;
@@ -732,8 +754,21 @@ final class ShardAgent {
         boolean skip = daemon.settings().isSkipApplyErrors();
         boolean silent = attempt.silent;
         OffsetDateTime now = attempt.stamp;
+        // what the appends of raised events leave to do once the transaction ended (the append fence's release)
+        List<Runnable> afterTransaction = new ArrayList<>();
+        try {
+            return writeInTransaction(page, attempt, skip, silent, now, afterTransaction);
+        } finally {
+            afterTransaction.forEach(Runnable::run);
+        }
+    }
+
+    private Void writeInTransaction(LoadedPage page, PageAttempt attempt, boolean skip, boolean silent,
+                                    OffsetDateTime now, List<Runnable> afterTransaction) throws SQLException {
         return store.transactions().inTransaction(dataSource, c -> {
             attempt.reachedCommit = false;
+            attempt.outboxWritten = Map.of();
+            attempt.appendedEvents = false;
             // built inside: a transaction runner that re-runs the work must not collect them twice
             List<DeadLetter> deadLetters = new ArrayList<>();
             // one row per (shard, event), however many documents the failing event was routed to
@@ -786,6 +821,16 @@ final class ShardAgent {
             }
             batch.changes().write(c, store.serializer(), now);
             writeDeadLetters(c, deadLetters, now);
+            if (!silent && !attempt.warmingUp) {
+                // side effects commit with the page or not at all; a rebuild and a gated warm-up write none
+                attempt.outboxWritten = outbox.write(c, batch.publishedMessages(), now);
+                List<PageBatch.RaisedEvent> raised = batch.raisedEvents();
+                if (!raised.isEmpty()) {
+                    // last before the progression: the tenant's sequence row stays locked only until the commit
+                    store.appendWithin(c, raised, now, afterTransaction);
+                    attempt.appendedEvents = true;
+                }
+            }
             if (!store.dialect().advanceProgression(c, sql, name, page.floor(), page.end(), now)) {
                 throw new ProgressionConflictException(name, page.floor());
             }
@@ -919,25 +964,6 @@ final class ShardAgent {
                 listener.afterCommit();
             } catch (Exception e) {
                 LOG.error("Post-commit listener of shard {} failed; the page stays committed", name, e);
-            }
-        }
-    }
-
-    /** Projection side effects of a committed page: messages to the publisher, events in units of their own. */
-    private void deliverSideEffects(PageBatch committed) {
-        for (Object message : committed.publishedMessages()) {
-            try {
-                store.sideEffectPublisher().accept(message);
-            } catch (RuntimeException e) {
-                LOG.error("Publishing a side effect of shard {} failed; the page stays committed", name, e);
-            }
-        }
-        for (PageBatch.RaisedEvent raised : committed.raisedEvents()) {
-            try (var session = store.openSession(raised.tenantId())) {
-                session.events().append(raised.streamId(), raised.event());
-                session.saveChanges();
-            } catch (RuntimeException e) {
-                LOG.error("Appending an event raised by shard {} failed; the page stays committed", name, e);
             }
         }
     }

@@ -52,6 +52,8 @@ public interface Dialect {
 
     DaemonSql daemonSql(TableNames names);
 
+    OutboxSql outboxSql(TableNames names);
+
     /**
      * Takes the append fence in shared mode inside an append transaction, before its first event insert, and
      * returns what releases it after the transaction ended (nothing, where the engine ends it with the transaction).

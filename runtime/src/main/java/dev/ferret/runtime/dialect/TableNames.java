@@ -34,6 +34,11 @@ public record TableNames(String schema, String prefix) {
         return qualified("tenant_sequences");
     }
 
+    /** Side-effect messages of committed pages, until delivered and past their retention. */
+    public String outbox() {
+        return qualified("outbox");
+    }
+
     public String progression() {
         return qualified("event_progression");
     }

@@ -95,7 +95,7 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
                     T next = fold(keys.get(k).id(), before.get(k), event);
                     after.add(next);
                     if (raiser != null && handles(event)) {
-                        raiser.raise(next, event, batch.sideEffects(event.tenantId()));
+                        raiser.raise(next, event, batch.sideEffects(event.tenantId(), event.sequence()));
                     }
                 }
             } catch (PageBatch.PageReadException e) {

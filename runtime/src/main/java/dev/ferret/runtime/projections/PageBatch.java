@@ -41,7 +41,7 @@ public final class PageBatch {
     private final Map<Key, Object> committed = new HashMap<>();
     private final Map<String, Operations> operationsByTenant = new HashMap<>();
     private final List<PostCommitListener> postCommit = new ArrayList<>();
-    private final List<Object> messages = new ArrayList<>();
+    private final List<PublishedMessage> messages = new ArrayList<>();
     private final List<RaisedEvent> raisedEvents = new ArrayList<>();
 
     /** Where the event being applied began in each list; -1 outside an event. */
@@ -55,16 +55,23 @@ public final class PageBatch {
     /** Whether the unit of work had no writes before the page, so that {@link #restart} can go back to it. */
     private final boolean startedEmpty;
 
-    /** An event a projection raised, to append after the commit. */
+    /** An event a projection raised, appended in the page's transaction. */
     public record RaisedEvent(String tenantId, String streamId, Object event) {
     }
 
-    /** Side effects raised while applying events of {@code tenantId}; held until the page commits. */
-    public SideEffects sideEffects(String tenantId) {
+    /** A message a projection published while applying the event at {@code sequence}, for the page's outbox rows. */
+    public record PublishedMessage(String tenantId, long sequence, Object message) {
+    }
+
+    /**
+     * Side effects raised while applying the event at {@code sequence} of {@code tenantId}; held until the page
+     * writes them in its transaction.
+     */
+    public SideEffects sideEffects(String tenantId, long sequence) {
         return new SideEffects() {
             @Override
             public void publish(Object message) {
-                messages.add(Objects.requireNonNull(message, "message"));
+                messages.add(new PublishedMessage(tenantId, sequence, Objects.requireNonNull(message, "message")));
             }
 
             @Override
@@ -153,7 +160,7 @@ public final class PageBatch {
         return committed.get(key);
     }
 
-    public List<Object> publishedMessages() {
+    public List<PublishedMessage> publishedMessages() {
         return List.copyOf(messages);
     }
 

@@ -53,6 +53,7 @@ class DialectGoldenTest {
         addRecord(statements, "events.", dialect.eventSql(names));
         addRecord(statements, "documents.", dialect.documentSql(names, "order_summary"));
         addRecord(statements, "daemon.", dialect.daemonSql(names));
+        addRecord(statements, "outbox.", dialect.outboxSql(names));
         statements.put("documents.propertyEquals", dialect.propertyEquals(names));
         statements.put("documents.propertyArgument(status)", dialect.propertyArgument("status"));
 

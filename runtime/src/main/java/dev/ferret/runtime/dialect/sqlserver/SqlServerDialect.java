@@ -8,6 +8,7 @@ import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.PortableSql;
 import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
+import dev.ferret.runtime.dialect.OutboxSql;
 import dev.ferret.runtime.dialect.SchemaObject;
 import dev.ferret.runtime.dialect.SchemaSql;
 import dev.ferret.runtime.dialect.ShardLockSession;
@@ -119,9 +120,30 @@ public final class SqlServerDialect implements Dialect {
                         + "  message NVARCHAR(MAX) NULL,\n"
                         + "  timestamp DATETIMEOFFSET NOT NULL\n"
                         + ")"));
+        SchemaObject outbox = new SchemaObject(t.local("outbox"), List.of(
+                "IF OBJECT_ID(N'" + t.outbox() + "', N'U') IS NULL\n"
+                        + "CREATE TABLE " + t.outbox() + " (\n"
+                        + "  id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT " + t.constraint("pk", "outbox")
+                        + " PRIMARY KEY CLUSTERED,\n"
+                        + "  message_id UNIQUEIDENTIFIER NOT NULL,\n"
+                        + "  shard " + SHARD_NAME_COLUMN + " NOT NULL,\n"
+                        + "  seq_id BIGINT NOT NULL,\n"
+                        + "  tenant_id " + TENANT_COLUMN + " NOT NULL,\n"
+                        + "  type NVARCHAR(500) NOT NULL,\n"
+                        + "  payload NVARCHAR(MAX) NOT NULL,\n"
+                        + "  created DATETIMEOFFSET NOT NULL,\n"
+                        + "  delivered_at DATETIMEOFFSET NULL,\n"
+                        + "  attempts INT NOT NULL,\n"
+                        + "  last_error NVARCHAR(MAX) NULL\n"
+                        + ")",
+                "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'" + t.constraint("ix", "outbox_pending")
+                        + "' AND object_id = OBJECT_ID(N'" + t.outbox() + "'))\n"
+                        + "CREATE INDEX " + t.constraint("ix", "outbox_pending") + " ON " + t.outbox()
+                        + " (shard, delivered_at, id)"));
         // CREATE SCHEMA must be alone in its batch, hence EXEC
         return new SchemaSql("IF SCHEMA_ID(N'" + t.schema() + "') IS NULL EXEC(N'CREATE SCHEMA " + t.schema() + "')",
-                MIGRATION_LOCK, MIGRATION_UNLOCK, List.of(events, streams, tenantSequences, progression, deadLetters));
+                MIGRATION_LOCK, MIGRATION_UNLOCK,
+                List.of(events, streams, tenantSequences, progression, deadLetters, outbox));
     }
 
     @Override
@@ -195,6 +217,12 @@ public final class SqlServerDialect implements Dialect {
                 "SELECT COUNT_BIG(*) FROM " + table + " WHERE tenant_id = ?",
                 "DELETE FROM " + table,
                 "DELETE FROM " + table + " WHERE tenant_id = ?");
+    }
+
+    @Override
+    public OutboxSql outboxSql(TableNames t) {
+        // SQL Server keeps JSON as NVARCHAR: the text goes in and comes out as it is
+        return OutboxSql.of(t, "?", "payload");
     }
 
     @Override

@@ -1,0 +1,18 @@
+package dev.ferret.daemon;
+
+import java.time.Duration;
+
+/**
+ * A shard's side-effect outbox as this node's dispatcher last saw it.
+ *
+ * @param undelivered      messages committed and not yet delivered (as of the dispatcher's last pass)
+ * @param oldestUndelivered age of the oldest of them; zero when there is none
+ * @param lastError        why the last delivery failed; null when the last one succeeded
+ * @param stuck            whether deliveries have kept failing for longer than the stalled-shard threshold: the
+ *                         daemon is then not healthy (projection progress goes on regardless)
+ */
+public record OutboxStatus(long undelivered, Duration oldestUndelivered, String lastError, boolean stuck) {
+
+    /** An outbox with nothing waiting. */
+    public static final OutboxStatus EMPTY = new OutboxStatus(0, Duration.ZERO, null, false);
+}

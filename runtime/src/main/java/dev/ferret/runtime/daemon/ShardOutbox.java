@@ -1,0 +1,346 @@
+package dev.ferret.runtime.daemon;
+
+import dev.ferret.daemon.OutboxStatus;
+import dev.ferret.projections.OutboxMessage;
+import dev.ferret.runtime.FerretDocumentStore;
+import dev.ferret.runtime.dialect.OutboxSql;
+import dev.ferret.runtime.projections.PageBatch.PublishedMessage;
+import dev.ferret.runtime.tenancy.TenantDatabases;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One shard's side-effect outbox: its pages write their messages into the outbox table inside their own transaction
+ * ({@link #write}); after the commit this dispatcher delivers them to the store's publisher in id order (the shard's
+ * publish order), marks each delivered, and deletes delivered rows past the retention. Delivery is at least once:
+ * a message whose node dies between the publisher's return and the mark, or whose mark fails, is delivered again
+ * with the same id by whoever runs the shard next (the restarted node, or the HotCold node that takes it over, which
+ * delivers what is waiting as it {@link #start starts} the shard).
+ *
+ * <h2>Concurrency</h2>
+ * The run state ({@link #active}, {@link #running}, {@link #again}, {@link #waitingForRetry}, {@link #backoff})
+ * belongs to this object's monitor. At most one delivery run is in flight, on a daemon worker, so a shard's messages
+ * are published one at a time and in order; a kick while it runs asks it to look again instead of starting a second
+ * one. A publisher that throws stops the run at that message; a timer on the daemon's scheduler runs it again after
+ * a back-off that doubles up to the daemon's longest retry back-off. The shard's pages never wait for it: the page
+ * loop only {@link #write writes} rows and {@link #kick kicks}. The status fields are volatile, written by the run.
+ * The payloads of messages this node wrote are kept in {@link #fresh} until delivered, so they go out as published
+ * instead of read back from JSON; rows another node (or an earlier run) wrote are read back from their JSON.
+ */
+final class ShardOutbox {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShardOutbox.class);
+    /** Rows read per statement; a run reads again until the shard's outbox is empty. */
+    private static final int PAGE = 100;
+
+    private final String shard;
+    private final TenantDatabases.Database database;
+    private final AsyncDaemon daemon;
+    private final FerretDocumentStore store;
+    private final OutboxSql sql;
+    private final Map<UUID, Object> fresh = new ConcurrentHashMap<>();
+
+    // run state: guarded by this
+    private boolean active;
+    private boolean running;
+    private boolean again;
+    private boolean waitingForRetry;
+    private Duration backoff;
+
+    // status: written by the run in flight
+    private volatile long undelivered;
+    private volatile Instant oldestUndelivered;
+    private volatile String lastError;
+    /** System.nanoTime() of the first failure of the current streak; 0 while deliveries succeed. */
+    private volatile long failingSinceNanos;
+
+    ShardOutbox(String shard, TenantDatabases.Database database, AsyncDaemon daemon) {
+        this.shard = shard;
+        this.database = database;
+        this.daemon = daemon;
+        this.store = daemon.store();
+        this.sql = store.dialect().outboxSql(store.names());
+        this.backoff = daemon.settings().getTransientRetryBackoff();
+    }
+
+    /**
+     * Inserts the page's messages on its connection {@code c}, in its transaction, and returns each one's id with
+     * the message, for {@link #committed} to keep once the transaction committed.
+     */
+    Map<UUID, Object> write(Connection c, List<PublishedMessage> messages, OffsetDateTime now) throws SQLException {
+        if (messages.isEmpty()) {
+            return Map.of();
+        }
+        Map<UUID, Object> written = new LinkedHashMap<>();
+        try (PreparedStatement ps = c.prepareStatement(sql.insert())) {
+            for (PublishedMessage message : messages) {
+                UUID id = UUID.randomUUID();
+                store.dialect().bindUuid(ps, 1, id);
+                ps.setString(2, shard);
+                ps.setLong(3, message.sequence());
+                ps.setString(4, message.tenantId());
+                ps.setString(5, message.message().getClass().getName());
+                ps.setString(6, store.serializer().toJson(message.message()));
+                ps.setObject(7, now);
+                ps.addBatch();
+                written.put(id, message.message());
+            }
+            ps.executeBatch();
+        }
+        return written;
+    }
+
+    /** The page that wrote {@code written} committed: its messages go out. */
+    void committed(Map<UUID, Object> written) {
+        if (written.isEmpty()) {
+            return;
+        }
+        fresh.putAll(written);
+        kick();
+    }
+
+    /** The shard starts on this node: what earlier owners left undelivered goes out first. */
+    void start() {
+        synchronized (this) {
+            active = true;
+            backoff = daemon.settings().getTransientRetryBackoff();
+        }
+        kick();
+    }
+
+    /** The shard stopped here: the run in flight stops after its message, and another owner delivers the rest. */
+    void stop() {
+        synchronized (this) {
+            active = false;
+        }
+        fresh.clear();
+        // what is left is the next owner's to deliver and report
+        undelivered = 0;
+        oldestUndelivered = null;
+        lastError = null;
+        failingSinceNanos = 0;
+    }
+
+    OutboxStatus status() {
+        long failing = failingSinceNanos;
+        Instant oldest = oldestUndelivered;
+        boolean stuck = failing != 0
+                && System.nanoTime() - failing > daemon.settings().getStalledShardThreshold().toNanos();
+        Duration age = oldest == null ? Duration.ZERO
+                : Duration.between(oldest, store.clock().instant());
+        return new OutboxStatus(undelivered, age.isNegative() ? Duration.ZERO : age, lastError, stuck);
+    }
+
+    /** Starts a delivery run unless one runs (it is asked to look again) or a back-off is pending. */
+    void kick() {
+        synchronized (this) {
+            if (!active || waitingForRetry) {
+                return;
+            }
+            if (running) {
+                again = true;
+                return;
+            }
+            running = true;
+            again = false;
+        }
+        try {
+            daemon.workers().execute(this::run);
+        } catch (RejectedExecutionException e) {
+            synchronized (this) {
+                running = false;
+            }
+            LOG.warn("The workers refused the outbox delivery of shard {}; the supervisor kicks it again", shard);
+        }
+    }
+
+    /** The supervisor's check: messages left behind by a refused run go out. */
+    void heal() {
+        if (undelivered > 0 || !fresh.isEmpty()) {
+            kick();
+        }
+    }
+
+    private void run() {
+        boolean failed = false;
+        try {
+            failed = !deliverAll();
+        } catch (SQLException | RuntimeException e) {
+            failed(e.toString());
+            failed = true;
+            LOG.warn("Delivering the outbox of shard {} failed ({}); retrying after a back-off", shard, e.toString());
+        }
+        boolean rerun;
+        Duration delay = null;
+        synchronized (this) {
+            running = false;
+            rerun = active && !failed && again;
+            if (failed && active) {
+                waitingForRetry = true;
+                delay = backoff;
+                Duration doubled = backoff.multipliedBy(2);
+                Duration max = daemon.settings().getMaxRetryBackoff();
+                backoff = doubled.compareTo(max) <= 0 ? doubled : max;
+            } else if (!failed) {
+                backoff = daemon.settings().getTransientRetryBackoff();
+            }
+        }
+        if (delay != null) {
+            try {
+                daemon.scheduler().schedule(this::retryDue, delay.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException e) {
+                // not run here: a refused timer would turn into a tight loop; the supervisor's heal kicks it instead
+                synchronized (this) {
+                    waitingForRetry = false;
+                }
+                LOG.warn("The scheduler refused the outbox retry of shard {}; the supervisor kicks it again", shard);
+            }
+        } else if (rerun) {
+            kick();
+        }
+    }
+
+    private void retryDue() {
+        synchronized (this) {
+            waitingForRetry = false;
+        }
+        kick();
+    }
+
+    /** Delivers until the shard's outbox is empty; false when the publisher failed (the rest wait for the retry). */
+    private boolean deliverAll() throws SQLException {
+        try (Connection c = database.dataSource().getConnection()) {
+            while (true) {
+                synchronized (this) {
+                    again = false;
+                }
+                List<Row> rows = undelivered(c);
+                for (Row row : rows) {
+                    if (!isActive()) {
+                        return true;
+                    }
+                    if (!deliver(c, row)) {
+                        return false;
+                    }
+                }
+                if (rows.size() < PAGE) {
+                    counted(c);
+                    cleanUp(c);
+                    return true;
+                }
+            }
+        }
+    }
+
+    private synchronized boolean isActive() {
+        return active;
+    }
+
+    private List<Row> undelivered(Connection c) throws SQLException {
+        List<Row> rows = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql.selectUndelivered())) {
+            ps.setString(1, shard);
+            ps.setInt(2, PAGE);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(new Row(rs.getLong(1), UUID.fromString(rs.getString(2)), rs.getLong(3), rs.getString(4),
+                            rs.getString(5), rs.getString(6)));
+                }
+            }
+        }
+        return rows;
+    }
+
+    private boolean deliver(Connection c, Row row) throws SQLException {
+        try {
+            Object payload = fresh.get(row.messageId());
+            if (payload == null) {
+                payload = store.serializer().fromJson(row.payload(), typeNamed(row.type()));
+            }
+            store.sideEffectPublisher().publish(new OutboxMessage(row.messageId().toString(), shard, row.sequence(),
+                    row.tenantId(), payload));
+        } catch (Exception e) {
+            String why = e.toString();
+            try (PreparedStatement ps = c.prepareStatement(sql.recordFailure())) {
+                ps.setString(1, why);
+                ps.setLong(2, row.id());
+                ps.executeUpdate();
+            }
+            failed(why);
+            counted(c);
+            LOG.warn("The side-effect publisher failed on message {} of shard {} (sequence {}); it and the shard's"
+                    + " later messages are retried after a back-off", row.messageId(), shard, row.sequence(), e);
+            return false;
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.markDelivered())) {
+            ps.setObject(1, OffsetDateTime.now(store.clock()));
+            ps.setLong(2, row.id());
+            ps.executeUpdate();
+        }
+        fresh.remove(row.messageId());
+        failingSinceNanos = 0;
+        lastError = null;
+        return true;
+    }
+
+    private void failed(String why) {
+        lastError = why;
+        if (failingSinceNanos == 0) {
+            failingSinceNanos = System.nanoTime();
+        }
+    }
+
+    private void counted(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.countUndelivered())) {
+            ps.setString(1, shard);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                undelivered = rs.getLong(1);
+                OffsetDateTime oldest = rs.getObject(2, OffsetDateTime.class);
+                oldestUndelivered = oldest == null ? null : oldest.toInstant();
+            }
+        }
+    }
+
+    /** Deletes the database's rows delivered longer ago than the retention, at most once per tenth of it. */
+    private void cleanUp(Connection c) throws SQLException {
+        Duration retention = daemon.settings().getOutboxRetention();
+        if (!daemon.outboxCleanupDue(database, retention.dividedBy(10))) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.deleteDelivered())) {
+            ps.setObject(1, OffsetDateTime.now(store.clock()).minus(retention));
+            int deleted = ps.executeUpdate();
+            if (deleted > 0) {
+                LOG.debug("Deleted {} delivered outbox rows older than {}", deleted, retention);
+            }
+        }
+    }
+
+    private static Class<?> typeNamed(String name) throws ClassNotFoundException {
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        try {
+            return Class.forName(name, false, loader != null ? loader : ShardOutbox.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            return Class.forName(name, false, ShardOutbox.class.getClassLoader());
+        }
+    }
+
+    private record Row(long id, UUID messageId, long sequence, String tenantId, String type, String payload) {
+    }
+}

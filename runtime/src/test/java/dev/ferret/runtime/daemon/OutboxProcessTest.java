@@ -1,0 +1,150 @@
+package dev.ferret.runtime.daemon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ferret.DocumentStore;
+import dev.ferret.projections.OutboxMessage;
+import dev.ferret.runtime.Ferret;
+import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import org.h2.tools.Server;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The outbox across a kill: a HotCold node in another JVM halts right after a page committed, before handing its
+ * messages to its dispatcher; this JVM's node takes the shard over and delivers everything left undelivered. No
+ * message is lost, and a message is delivered twice only when it was in flight at the kill (published, not yet
+ * marked): at most one, as a shard delivers one message at a time. On H2 both processes reach one database through
+ * an H2 TCP server in this JVM.
+ */
+@Tag("conformance")
+class OutboxProcessTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final int TICKS = 30;
+
+    @Test
+    void aNodeKilledRightAfterACommitLosesNoMessageAndTheNewOwnerDeliversTheRest() throws Exception {
+        String db = System.getProperty("ferret.test.db", "h2").toLowerCase(Locale.ROOT);
+        String schema = "ft_outbox_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        Server tcp = null;
+        String url;
+        if (db.equals("h2")) {
+            tcp = Server.createTcpServer("-tcpPort", "0", "-ifNotExists").start();
+            url = "jdbc:h2:tcp://localhost:" + tcp.getPort() + "/mem:" + schema + ";DB_CLOSE_DELAY=-1";
+        } else {
+            url = System.getProperty("ferret.test.url");
+            assertThat(url).as("ferret.test.url").isNotBlank();
+        }
+        Process other = null;
+        try {
+            other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", System.getProperty("java.class.path"), OutboxNode.class.getName(), url, schema, "15")
+                    .redirectErrorStream(true).start();
+            AtomicInteger otherOwns = new AtomicInteger(-1);
+            Map<String, Long> deliveredThere = new ConcurrentHashMap<>();
+            Set<String> halted = ConcurrentHashMap.newKeySet();
+            Process watched = other;
+            Thread reader = new Thread(() -> {
+                try (BufferedReader lines = new BufferedReader(
+                        new InputStreamReader(watched.getInputStream(), StandardCharsets.UTF_8))) {
+                    for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                        if (line.startsWith("OWNS ")) {
+                            otherOwns.set(Integer.parseInt(line.substring(5).trim()));
+                        } else if (line.startsWith("DELIVERED ")) {
+                            String[] parts = line.split(" ");
+                            deliveredThere.put(parts[1], Long.parseLong(parts[2]));
+                        } else if (line.equals("HALT")) {
+                            halted.add(line);
+                        }
+                    }
+                } catch (Exception ignored) {
+                    // the process ended
+                }
+            });
+            reader.setDaemon(true);
+            reader.start();
+            await().atMost(WAIT).until(() -> otherOwns.get() == 1);
+
+            List<OutboxMessage> deliveredHere = Collections.synchronizedList(new ArrayList<>());
+            try (DocumentStore local = Ferret.createStore(OutboxNode.options(url, schema, deliveredHere::add))) {
+                assertThat(((AsyncDaemon) local.daemon()).ownedShards()).isEmpty();
+                DaemonFixtures.appendTicks(local, "p", TICKS);
+
+                assertThat(other.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the node halted").isTrue();
+                reader.join(WAIT.toMillis());
+                assertThat(halted).as("halted by its after-commit hook").isNotEmpty();
+
+                await().atMost(WAIT).until(() -> ((AsyncDaemon) local.daemon()).ownedShards().size() == 1);
+                local.waitForNonStaleProjectionData(WAIT);
+                assertThat(local.querySession().load(Tally.class, "p").orElseThrow().count()).isEqualTo(TICKS);
+                Set<Long> all = LongStream.rangeClosed(1, TICKS).boxed().collect(Collectors.toSet());
+                await().atMost(WAIT).untilAsserted(() -> {
+                    Set<Long> delivered = new HashSet<>(deliveredThere.values());
+                    delivered.addAll(sequences(deliveredHere));
+                    assertThat(delivered).as("every message, from either node").isEqualTo(all);
+                });
+                // the page the node halted on committed its messages and never delivered them: the new owner did
+                assertThat(deliveredHere).isNotEmpty();
+                Set<String> twice = new HashSet<>(deliveredThere.keySet());
+                twice.retainAll(ids(deliveredHere));
+                assertThat(twice).as("delivered by both: only the message in flight at the kill").hasSizeLessThan(2);
+                assertThat(ids(deliveredHere)).as("the new owner delivers each message once").hasSize(
+                        deliveredHere.size());
+            }
+        } finally {
+            if (other != null) {
+                other.destroyForcibly();
+            }
+            if (tcp != null) {
+                tcp.stop();
+            } else {
+                try (var admin = new HikariDataSource(poolFor(url));
+                     var c = admin.getConnection(); var s = c.createStatement()) {
+                    s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+                }
+            }
+        }
+    }
+
+    private static Set<Long> sequences(List<OutboxMessage> messages) {
+        synchronized (messages) {
+            return messages.stream().map(m -> ((OutboxConformanceTest.Effect) m.payload()).sequence())
+                    .collect(Collectors.toSet());
+        }
+    }
+
+    private static Set<String> ids(List<OutboxMessage> messages) {
+        synchronized (messages) {
+            return messages.stream().map(OutboxMessage::id).collect(Collectors.toSet());
+        }
+    }
+
+    private static HikariConfig poolFor(String url) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(1);
+        return config;
+    }
+}
