@@ -368,7 +368,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     }
 
     private void applyInline(Connection c, List<EventEnvelope> events) throws SQLException {
-        PageBatch batch = new PageBatch(store, c, documentChanges);
+        PageBatch batch = new PageBatch(store, c, documentChanges, store.databases().of(tenantId));
         for (ProjectionApplier applier : store.inlineAppliers()) {
             List<EventEnvelope> wanted = events.stream().filter(e -> applier.wants(e.typeName())).toList();
             try {

@@ -787,7 +787,7 @@ final class ShardAgent {
             if (cancelledByDrain()) {
                 throw new SQLException("shard " + name + " was cancelled before its page wrote");
             }
-            PageBatch batch = new PageBatch(store, c, new DocumentChanges());
+            PageBatch batch = new PageBatch(store, c, new DocumentChanges(), partition.database());
             try {
                 applier.applyPage(page.floor(), page.end(), page.events(), batch, (event, e) -> {
                     if (!skip) {

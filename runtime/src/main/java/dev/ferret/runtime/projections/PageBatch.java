@@ -4,6 +4,7 @@ import dev.ferret.daemon.ChangeSet;
 import dev.ferret.projections.DocumentOperations;
 import dev.ferret.projections.SideEffects;
 import dev.ferret.runtime.FerretDocumentStore;
+import dev.ferret.runtime.tenancy.TenantDatabases;
 import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.documents.DocumentChanges.Key;
 import dev.ferret.runtime.documents.DocumentMapping;
@@ -36,6 +37,7 @@ public final class PageBatch {
 
     private final FerretDocumentStore store;
     private final Connection connection;
+    private final TenantDatabases.Database database;
     private final DocumentChanges changes;
     /** Committed state read so far: the document, or null when it did not exist. */
     private final Map<Key, Object> committed = new HashMap<>();
@@ -168,11 +170,19 @@ public final class PageBatch {
         return List.copyOf(raisedEvents);
     }
 
-    public PageBatch(FerretDocumentStore store, Connection connection, DocumentChanges changes) {
+    /** {@code database}: where the page's transaction runs, so that writes for tenants living elsewhere are refused. */
+    public PageBatch(FerretDocumentStore store, Connection connection, DocumentChanges changes,
+                     TenantDatabases.Database database) {
         this.store = store;
         this.connection = connection;
         this.changes = changes;
+        this.database = database;
         this.startedEmpty = changes.isEmpty();
+    }
+
+    /** The database the page's transaction runs in. */
+    public TenantDatabases.Database database() {
+        return database;
     }
 
     /** Registers work for after the page's commit. */

@@ -85,7 +85,7 @@ final class SubscriptionApplier implements ProjectionApplier {
     public void applyPage(long floor, long ceiling, List<EventEnvelope> events, PageBatch batch,
                           ApplyErrorHandler errors, String shardName, Cancellation cancellation) throws Exception {
         Marks marks = new Marks(events, errors);
-        TenantDatabases.Database pageDatabase = pageDatabase(shardName);
+        TenantDatabases.Database pageDatabase = batch.database();
         SubscriptionController controller = new SubscriptionController() {
             @Override
             public String shardName() {
@@ -113,16 +113,6 @@ final class SubscriptionApplier implements ProjectionApplier {
         }
         marks.settle();
         batch.afterCommit(listener);
-    }
-
-    /**
-     * The database the shard's pages run in: its tenant's, for a tenant's shard ({@code <name>:All@<tenant>}), else
-     * the store's own (the only one when events are not partitioned by tenant).
-     */
-    private TenantDatabases.Database pageDatabase(String shardName) {
-        String tenantShard = subscription.name() + ":All@";
-        return shardName.startsWith(tenantShard) ? databases.of(shardName.substring(tenantShard.length()))
-                : databases.main();
     }
 
     /**
