@@ -237,6 +237,14 @@ public class FerretExtension implements Extension {
             }
             registered.add(r);
         }
+        // projections and subscriptions share one namespace of shard names: a clash is a deployment problem, before
+        // any store starts
+        for (SubscriptionBase subscription : subscriptions) {
+            registered.stream().filter(r -> r.projection().name().equals(subscription.name())).findFirst()
+                    .ifPresent(r -> adv.addDeploymentProblem(new ConfigurationException("subscription "
+                            + subscription.getClass().getName() + " and projection bean " + r.description()
+                            + " are both named '" + subscription.name() + "' and would share its shards; rename one")));
+        }
         LOG.info("Ferret found " + registered.size() + " projection beans: "
                 + registered.stream().map(r -> r.projection() + " (" + r.lifecycle() + ")").toList());
     }

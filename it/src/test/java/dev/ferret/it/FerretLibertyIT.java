@@ -141,13 +141,14 @@ class FerretLibertyIT {
 
     @Test
     @Order(5)
-    void aDuplicateProjectionNameFailsTheDeployment() throws Exception {
+    void aDuplicateProjectionNameAndASubscriptionNamedLikeAProjectionFailTheDeployment() throws Exception {
         Path log = messagesLog();
         long before = Files.exists(log) ? Files.size(log) : 0;
         assertThatThrownBy(() -> deployer.deploy("duplicate")).isInstanceOf(Exception.class);
         await().atMost(PATIENCE).untilAsserted(() -> assertThat(tail(log, before))
                 .contains("duplicate projection name 'Dup' (version 1)")
-                .contains("dev.ferret.it.dup.DupA").contains("dev.ferret.it.dup.DupB"));
+                .contains("dev.ferret.it.dup.DupA").contains("dev.ferret.it.dup.DupB")
+                .contains("subscription dev.ferret.it.dup.DupSubscription").contains("are both named 'Dup'"));
         try {
             deployer.undeploy("duplicate");
         } catch (RuntimeException ignored) {
