@@ -12,12 +12,12 @@ IF OBJECT_ID(N'dbo.pc_events', N'U') IS NULL
 CREATE TABLE dbo.pc_events (
   seq_id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT pk_pc_events PRIMARY KEY CLUSTERED,
   id UNIQUEIDENTIFIER NOT NULL,
-  stream_id NVARCHAR(250) NOT NULL,
+  stream_id NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NOT NULL,
   version BIGINT NOT NULL,
   type NVARCHAR(250) NOT NULL,
   data NVARCHAR(MAX) NOT NULL CONSTRAINT ck_pc_events_data CHECK (ISJSON(data) = 1),
   timestamp DATETIMEOFFSET NOT NULL,
-  tenant_id NVARCHAR(100) NOT NULL,
+  tenant_id NVARCHAR(100) COLLATE Latin1_General_100_BIN2 NOT NULL,
   tenant_seq BIGINT NULL,
   CONSTRAINT uq_pc_events_stream_version UNIQUE (tenant_id, stream_id, version)
 )
@@ -29,8 +29,8 @@ CREATE UNIQUE INDEX ux_pc_events_tenant_seq ON dbo.pc_events (tenant_id, tenant_
 -- schema.pc_streams
 IF OBJECT_ID(N'dbo.pc_streams', N'U') IS NULL
 CREATE TABLE dbo.pc_streams (
-  id NVARCHAR(250) NOT NULL,
-  tenant_id NVARCHAR(100) NOT NULL,
+  id NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  tenant_id NVARCHAR(100) COLLATE Latin1_General_100_BIN2 NOT NULL,
   type NVARCHAR(250) NULL,
   version BIGINT NOT NULL,
   timestamp DATETIMEOFFSET NOT NULL,
@@ -41,7 +41,7 @@ CREATE TABLE dbo.pc_streams (
 -- schema.pc_tenant_sequences
 IF OBJECT_ID(N'dbo.pc_tenant_sequences', N'U') IS NULL
 CREATE TABLE dbo.pc_tenant_sequences (
-  tenant_id NVARCHAR(100) NOT NULL CONSTRAINT pk_pc_tenant_sequences PRIMARY KEY CLUSTERED,
+  tenant_id NVARCHAR(100) COLLATE Latin1_General_100_BIN2 NOT NULL CONSTRAINT pk_pc_tenant_sequences PRIMARY KEY CLUSTERED,
   last_seq BIGINT NOT NULL,
   last_updated DATETIMEOFFSET NOT NULL
 )
@@ -49,7 +49,7 @@ CREATE TABLE dbo.pc_tenant_sequences (
 -- schema.pc_event_progression
 IF OBJECT_ID(N'dbo.pc_event_progression', N'U') IS NULL
 CREATE TABLE dbo.pc_event_progression (
-  name NVARCHAR(250) NOT NULL CONSTRAINT pk_pc_event_progression PRIMARY KEY CLUSTERED,
+  name NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NOT NULL CONSTRAINT pk_pc_event_progression PRIMARY KEY CLUSTERED,
   last_seq_id BIGINT NOT NULL,
   last_updated DATETIMEOFFSET NOT NULL
 )
@@ -58,11 +58,11 @@ CREATE TABLE dbo.pc_event_progression (
 IF OBJECT_ID(N'dbo.pc_dead_letters', N'U') IS NULL
 CREATE TABLE dbo.pc_dead_letters (
   id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT pk_pc_dead_letters PRIMARY KEY CLUSTERED,
-  projection NVARCHAR(250) NOT NULL,
+  projection NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NOT NULL,
   seq_id BIGINT NOT NULL,
   event_id UNIQUEIDENTIFIER NULL,
   type NVARCHAR(250) NOT NULL,
-  tenant_id NVARCHAR(100) NOT NULL,
+  tenant_id NVARCHAR(100) COLLATE Latin1_General_100_BIN2 NOT NULL,
   exception_type NVARCHAR(500) NOT NULL,
   message NVARCHAR(MAX) NULL,
   timestamp DATETIMEOFFSET NOT NULL
@@ -91,8 +91,8 @@ CREATE INDEX ix_pc_outbox_pending ON dbo.pc_outbox (shard, delivered_at, id)
 -- schema.pc_doc_order_summary
 IF OBJECT_ID(N'dbo.pc_doc_order_summary', N'U') IS NULL
 CREATE TABLE dbo.pc_doc_order_summary (
-  id NVARCHAR(250) NOT NULL,
-  tenant_id NVARCHAR(100) NOT NULL,
+  id NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  tenant_id NVARCHAR(100) COLLATE Latin1_General_100_BIN2 NOT NULL,
   data NVARCHAR(MAX) NOT NULL CONSTRAINT ck_pc_doc_order_summary CHECK (ISJSON(data) = 1),
   version BIGINT NOT NULL,
   last_modified DATETIMEOFFSET NOT NULL,
@@ -103,7 +103,7 @@ CREATE TABLE dbo.pc_doc_order_summary (
 INSERT INTO dbo.pc_streams (id, tenant_id, type, version, timestamp, created) VALUES (?, ?, ?, ?, ?, ?)
 
 -- events.upsertStream
-MERGE dbo.pc_streams WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?, ?, ?)) AS source (id, tenant_id, type, version, timestamp, created) ON target.tenant_id = source.tenant_id AND target.id = source.id WHEN MATCHED THEN UPDATE SET target.version = target.version + source.version, target.timestamp = source.timestamp WHEN NOT MATCHED THEN INSERT (id, tenant_id, type, version, timestamp, created) VALUES (source.id, source.tenant_id, source.type, source.version, source.timestamp, source.created) OUTPUT inserted.version;
+MERGE dbo.pc_streams WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?, ?, ?)) AS source (id, tenant_id, type, version, timestamp, created) ON target.tenant_id = source.tenant_id COLLATE Latin1_General_100_BIN2 AND target.id = source.id COLLATE Latin1_General_100_BIN2 WHEN MATCHED THEN UPDATE SET target.version = target.version + source.version, target.timestamp = source.timestamp WHEN NOT MATCHED THEN INSERT (id, tenant_id, type, version, timestamp, created) VALUES (source.id, source.tenant_id, source.type, source.version, source.timestamp, source.created) OUTPUT inserted.version;
 
 -- events.advanceStream
 UPDATE dbo.pc_streams SET version = ?, timestamp = ? WHERE tenant_id = ? AND id = ? AND version = ?
@@ -112,7 +112,7 @@ UPDATE dbo.pc_streams SET version = ?, timestamp = ? WHERE tenant_id = ? AND id 
 SELECT version, type, timestamp FROM dbo.pc_streams WHERE tenant_id = ? AND id = ?
 
 -- events.nextTenantSequence
-MERGE dbo.pc_tenant_sequences WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?)) AS source (tenant_id, drawn, last_updated) ON target.tenant_id = source.tenant_id WHEN MATCHED THEN UPDATE SET target.last_seq = target.last_seq + source.drawn, target.last_updated = source.last_updated WHEN NOT MATCHED THEN INSERT (tenant_id, last_seq, last_updated) VALUES (source.tenant_id, source.drawn, source.last_updated) OUTPUT inserted.last_seq;
+MERGE dbo.pc_tenant_sequences WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?)) AS source (tenant_id, drawn, last_updated) ON target.tenant_id = source.tenant_id COLLATE Latin1_General_100_BIN2 WHEN MATCHED THEN UPDATE SET target.last_seq = target.last_seq + source.drawn, target.last_updated = source.last_updated WHEN NOT MATCHED THEN INSERT (tenant_id, last_seq, last_updated) VALUES (source.tenant_id, source.drawn, source.last_updated) OUTPUT inserted.last_seq;
 
 -- events.insertEvent
 INSERT INTO dbo.pc_events (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -124,7 +124,7 @@ SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM dbo
 SELECT seq_id FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? AND version >= ? AND version <= ? ORDER BY version
 
 -- documents.upsert
-MERGE dbo.pc_doc_order_summary WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?)) AS source (id, tenant_id, data, last_modified) ON target.tenant_id = source.tenant_id AND target.id = source.id WHEN MATCHED THEN UPDATE SET target.data = source.data, target.version = target.version + 1, target.last_modified = source.last_modified WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified) VALUES (source.id, source.tenant_id, source.data, 1, source.last_modified);
+MERGE dbo.pc_doc_order_summary WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?)) AS source (id, tenant_id, data, last_modified) ON target.tenant_id = source.tenant_id COLLATE Latin1_General_100_BIN2 AND target.id = source.id COLLATE Latin1_General_100_BIN2 WHEN MATCHED THEN UPDATE SET target.data = source.data, target.version = target.version + 1, target.last_modified = source.last_modified WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified) VALUES (source.id, source.tenant_id, source.data, 1, source.last_modified);
 
 -- documents.delete
 DELETE FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND id = ?
@@ -133,7 +133,7 @@ DELETE FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND id = ?
 SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND id = ?
 
 -- documents.loadMany
-SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND id IN (SELECT CAST(value AS NVARCHAR(250)) FROM OPENJSON(?) WHERE DATALENGTH(value) <= 500)
+SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND id IN (SELECT CAST(value AS NVARCHAR(250)) COLLATE Latin1_General_100_BIN2 FROM OPENJSON(?) WHERE DATALENGTH(value) <= 500)
 
 -- documents.selectAll
 SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ?
@@ -148,19 +148,19 @@ DELETE FROM dbo.pc_doc_order_summary
 DELETE FROM dbo.pc_doc_order_summary WHERE tenant_id = ?
 
 -- daemon.highWaterMark
-SELECT MIN(CASE WHEN next_seq > seq_id + 1 THEN seq_id END) AS gap_at, MIN(CASE WHEN next_seq > seq_id + 1 THEN next_seq END) AS after_gap, MAX(seq_id) AS highest FROM (SELECT seq_id, LEAD(seq_id) OVER (ORDER BY seq_id) AS next_seq FROM (SELECT CAST(? AS BIGINT) AS seq_id UNION ALL SELECT seq_id FROM dbo.pc_events WITH (READPAST) WHERE seq_id > ?) AS candidates) AS ordered
+SELECT MIN(CASE WHEN next_seq > seq_id + 1 THEN seq_id END) AS gap_at, MIN(CASE WHEN next_seq > seq_id + 1 THEN next_seq END) AS after_gap, MAX(seq_id) AS highest FROM (SELECT seq_id, LEAD(seq_id) OVER (ORDER BY seq_id) AS next_seq FROM (SELECT CAST(? AS BIGINT) AS seq_id UNION ALL SELECT seq_id FROM dbo.pc_events WITH (READCOMMITTEDLOCK, READPAST) WHERE seq_id > ?) AS candidates) AS ordered
 
 -- daemon.listGaps
-SELECT seq_id AS before_gap, next_seq AS after_gap FROM (SELECT seq_id, LEAD(seq_id) OVER (ORDER BY seq_id) AS next_seq FROM (SELECT CAST(? AS BIGINT) AS seq_id UNION ALL SELECT seq_id FROM dbo.pc_events WITH (READPAST) WHERE seq_id > ?) AS candidates) AS ordered WHERE next_seq > seq_id + 1 ORDER BY seq_id
+SELECT seq_id AS before_gap, next_seq AS after_gap FROM (SELECT seq_id, LEAD(seq_id) OVER (ORDER BY seq_id) AS next_seq FROM (SELECT CAST(? AS BIGINT) AS seq_id UNION ALL SELECT seq_id FROM dbo.pc_events WITH (READCOMMITTEDLOCK, READPAST) WHERE seq_id > ?) AS candidates) AS ordered WHERE next_seq > seq_id + 1 ORDER BY seq_id
 
 -- daemon.loadPage
 SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM dbo.pc_events WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY
 
 -- daemon.tenantMarks
-SELECT tenant_id, last_seq FROM dbo.pc_tenant_sequences WITH (READPAST)
+SELECT tenant_id, last_seq FROM dbo.pc_tenant_sequences WITH (READCOMMITTEDLOCK, READPAST)
 
 -- daemon.loadTenantPage
-SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq FROM dbo.pc_events WITH (READPAST) WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY
+SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq FROM dbo.pc_events WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY
 
 -- daemon.selectProgression
 SELECT last_seq_id FROM dbo.pc_event_progression WHERE name = ?
@@ -169,10 +169,10 @@ SELECT last_seq_id FROM dbo.pc_event_progression WHERE name = ?
 SELECT last_seq_id, last_updated FROM dbo.pc_event_progression WHERE name = ?
 
 -- daemon.advanceProgression
-MERGE dbo.pc_event_progression WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?)) AS source (name, floor, last_seq_id, last_updated) ON target.name = source.name WHEN MATCHED AND target.last_seq_id = source.floor THEN UPDATE SET target.last_seq_id = source.last_seq_id, target.last_updated = source.last_updated WHEN NOT MATCHED AND source.floor = 0 THEN INSERT (name, last_seq_id, last_updated) VALUES (source.name, source.last_seq_id, source.last_updated);
+MERGE dbo.pc_event_progression WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?)) AS source (name, floor, last_seq_id, last_updated) ON target.name = source.name COLLATE Latin1_General_100_BIN2 WHEN MATCHED AND target.last_seq_id = source.floor THEN UPDATE SET target.last_seq_id = source.last_seq_id, target.last_updated = source.last_updated WHEN NOT MATCHED AND source.floor = 0 THEN INSERT (name, last_seq_id, last_updated) VALUES (source.name, source.last_seq_id, source.last_updated);
 
 -- daemon.raiseMark
-MERGE dbo.pc_event_progression WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?)) AS source (name, last_seq_id, last_updated) ON target.name = source.name WHEN MATCHED AND target.last_seq_id < source.last_seq_id THEN UPDATE SET target.last_seq_id = source.last_seq_id, target.last_updated = source.last_updated WHEN NOT MATCHED THEN INSERT (name, last_seq_id, last_updated) VALUES (source.name, source.last_seq_id, source.last_updated);
+MERGE dbo.pc_event_progression WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?)) AS source (name, last_seq_id, last_updated) ON target.name = source.name COLLATE Latin1_General_100_BIN2 WHEN MATCHED AND target.last_seq_id < source.last_seq_id THEN UPDATE SET target.last_seq_id = source.last_seq_id, target.last_updated = source.last_updated WHEN NOT MATCHED THEN INSERT (name, last_seq_id, last_updated) VALUES (source.name, source.last_seq_id, source.last_updated);
 
 -- daemon.deleteProgression
 DELETE FROM dbo.pc_event_progression WHERE name = ?
@@ -209,4 +209,7 @@ JSON_VALUE(data, ?) = ?
 
 -- documents.propertyArgument(status)
 $."status"
+
+-- startup.serverReport
+SELECT CAST(SERVERPROPERTY('ProductVersion') AS NVARCHAR(128)) AS product_version, CAST(SERVERPROPERTY('Edition') AS NVARCHAR(128)) AS edition, d.name, d.compatibility_level, d.is_read_committed_snapshot_on, d.snapshot_isolation_state_desc, (SELECT c.collation_name FROM sys.columns AS c WHERE c.object_id = OBJECT_ID(N'dbo.pc_events') AND c.name = N'stream_id') AS key_collation, CAST(SQL_VARIANT_PROPERTY(?, 'BaseType') AS NVARCHAR(128)) AS text_parameter_type FROM sys.databases AS d WHERE d.database_id = DB_ID()
 

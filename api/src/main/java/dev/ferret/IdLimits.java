@@ -6,6 +6,11 @@ package dev.ferret;
  * before anything is written or queried: a longer id would be refused by one engine at commit and cut to the column
  * width by another, where two ids that differ only past the limit would then overwrite each other.
  *
+ * <p>An id must not end with a space (U+0020): SQL Server pads the shorter string with spaces before it
+ * compares two, whatever the collation, so {@code "a"} and {@code "a "} would be one key there and two elsewhere.
+ * Refused on every engine, ids mean the same everywhere; other trailing characters (tab, no-break space) compare
+ * as themselves on every engine.
+ *
  * <p>Lengths count UTF-16 code units ({@link String#length()}), which is what SQL Server's {@code NVARCHAR(n)}
  * counts; PostgreSQL and H2 count code points, never more, so an id that passes fits every engine.
  */
@@ -24,7 +29,7 @@ public final class IdLimits {
     }
 
     /**
-     * Checks a stream id: not blank, at most {@link #MAX_ID_LENGTH} characters.
+     * Checks a stream id: not blank, at most {@link #MAX_ID_LENGTH} characters, no trailing space.
      *
      * @throws IllegalArgumentException naming the length and the limit otherwise
      */
@@ -33,7 +38,8 @@ public final class IdLimits {
     }
 
     /**
-     * Checks the stored form of a document id of {@code documentType}: at most {@link #MAX_ID_LENGTH} characters.
+     * Checks the stored form of a document id of {@code documentType}: at most {@link #MAX_ID_LENGTH} characters, no
+     * trailing space.
      *
      * @throws IllegalArgumentException naming the document type, the length and the limit otherwise
      */
@@ -42,7 +48,7 @@ public final class IdLimits {
     }
 
     /**
-     * Checks a tenant id: not blank, at most {@link #MAX_TENANT_ID_LENGTH} characters.
+     * Checks a tenant id: not blank, at most {@link #MAX_TENANT_ID_LENGTH} characters, no trailing space.
      *
      * @throws IllegalArgumentException naming the length and the limit otherwise
      */
@@ -73,6 +79,10 @@ public final class IdLimits {
         if (id.length() > limit) {
             return kind + " is " + id.length() + " characters long, over the limit of " + limit + ": '"
                     + id.substring(0, QUOTED_PREFIX) + "...'";
+        }
+        if (id.endsWith(" ")) {
+            return kind + " must not end with a space, was: '" + id + "' (SQL Server compares strings padded"
+                    + " with spaces, so it would be the same id as the one without them)";
         }
         return null;
     }

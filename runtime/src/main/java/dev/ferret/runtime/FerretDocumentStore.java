@@ -82,6 +82,10 @@ public final class FerretDocumentStore implements DocumentStore {
         this.transactions = seams.transactions();
         this.names = new TableNames(options.getSchema() != null ? options.getSchema() : dialect.defaultSchema(),
                 options.getTablePrefix());
+        if (dialect.reservedWords().contains(names.schema().toUpperCase(java.util.Locale.ROOT))) {
+            throw new dev.ferret.ConfigurationException("schema '" + names.schema() + "' is a reserved word on "
+                    + dialect.engine() + ", and Ferret does not quote names: choose another schema name");
+        }
         this.partitionedByTenant = options.events().isPartitionedByTenant();
         // names are checked here, once, before anything touches a database: a name that does not fit would
         // otherwise fail (or be cut) only when its shard first commits
@@ -146,6 +150,16 @@ public final class FerretDocumentStore implements DocumentStore {
             }
         }
         this.createdAtStartup = List.copyOf(created);
+        if (!dialect.serverReportSql(names).isEmpty()) {
+            for (dev.ferret.runtime.tenancy.TenantDatabases.Database database : databases.all()) {
+                try (java.sql.Connection c = database.dataSource().getConnection()) {
+                    dialect.checkServer(c, names);
+                } catch (java.sql.SQLException e) {
+                    throw new dev.ferret.DatabaseException("Reading the settings of database " + database.name()
+                            + " failed: " + e.getMessage(), e);
+                }
+            }
+        }
         options.daemon().validate();
         List<ProjectionApplier> inline = new ArrayList<>();
         List<ProjectionApplier> async = new ArrayList<>();

@@ -185,6 +185,30 @@ public interface Dialect {
      */
     MigrationLock lockForMigration(Connection connection, String schema, Duration timeout) throws SQLException;
 
+    /**
+     * The one statement a store runs on each database at start to report what the server offers, or empty when
+     * the engine needs none. Checked by the golden files like every other statement.
+     */
+    default String serverReportSql(TableNames names) {
+        return "";
+    }
+
+    /**
+     * Runs {@link #serverReportSql} once on a database whose schema is in place: logs one INFO line of what it
+     * found and throws {@link dev.ferret.ConfigurationException} naming the setting, its value and the fix for a
+     * server setting Ferret cannot work with.
+     */
+    default void checkServer(Connection connection, TableNames names) throws SQLException {
+    }
+
+    /**
+     * Words this engine reserves, upper case. Ferret splices the schema name unquoted into every statement, so a
+     * schema named by one of them would break them all; the store refuses it at start instead.
+     */
+    default Set<String> reservedWords() {
+        return Set.of();
+    }
+
     /** How identifiers are stored in the catalog: unquoted names fold to this case. */
     default String catalogCase(String identifier) {
         return identifier.toLowerCase(Locale.ROOT);

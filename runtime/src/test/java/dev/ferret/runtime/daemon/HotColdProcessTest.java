@@ -3,9 +3,11 @@ package dev.ferret.runtime.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ferret.DatabaseEngine;
 import dev.ferret.DocumentStore;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
+import dev.ferret.runtime.testing.TestDatabase;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -83,9 +85,9 @@ class HotColdProcessTest {
             if (tcp != null) {
                 tcp.stop();
             } else {
-                try (var admin = new com.zaxxer.hikari.HikariDataSource(poolFor(url));
-                     var c = admin.getConnection(); var s = c.createStatement()) {
-                    s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+                try (var admin = new com.zaxxer.hikari.HikariDataSource(poolFor(url))) {
+                    TestDatabase.dropSchema(admin, db.startsWith("sqlserver") ? DatabaseEngine.SQL_SERVER
+                            : DatabaseEngine.POSTGRESQL, schema);
                 }
             }
         }

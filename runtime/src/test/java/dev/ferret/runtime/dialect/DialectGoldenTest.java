@@ -56,6 +56,7 @@ class DialectGoldenTest {
         addRecord(statements, "outbox.", dialect.outboxSql(names));
         statements.put("documents.propertyEquals", dialect.propertyEquals(names));
         statements.put("documents.propertyArgument(status)", dialect.propertyArgument("status"));
+        statements.put("startup.serverReport", dialect.serverReportSql(names));
 
         StringBuilder out = new StringBuilder();
         statements.values().removeIf(String::isEmpty);

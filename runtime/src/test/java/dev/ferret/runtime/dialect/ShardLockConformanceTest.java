@@ -70,10 +70,8 @@ class ShardLockConformanceTest {
                 long session = node1.sessionId();
                 if (db.engine() == DatabaseEngine.POSTGRESQL) {
                     assertThat(db.queryLong("SELECT count(*) FROM pg_stat_activity WHERE pid = " + session)).isOne();
-                    db.queryLong("SELECT count(pg_terminate_backend(" + session + "))");
-                } else {
-                    db.execute("CALL ABORT_SESSION(" + session + ")");
                 }
+                db.killSession(session); // pg_terminate_backend, ABORT_SESSION or KILL, per engine
                 org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
                         .until(() -> probe(node1, shard).isEmpty());
                 assertThat(node2.tryLock(shard)).isTrue();

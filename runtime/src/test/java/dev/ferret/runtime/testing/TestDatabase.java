@@ -181,8 +181,7 @@ public final class TestDatabase implements AutoCloseable {
             switch (engine) {
                 // on a fresh connection: a test may have killed sessions whose connections went back to the pool
                 case H2 -> dropAllH2();
-                case POSTGRESQL -> execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-                case SQL_SERVER -> dropSqlServerSchema();
+                case POSTGRESQL, SQL_SERVER -> dropSchema(dataSource, engine, schema);
             }
         } finally {
             extraPools.forEach(HikariDataSource::close);
@@ -199,18 +198,32 @@ public final class TestDatabase implements AutoCloseable {
         }
     }
 
-    private void dropSqlServerSchema() {
+    /**
+     * Drops {@code schema} and everything in it, in statements valid on {@code engine}: PostgreSQL's
+     * {@code DROP SCHEMA ... CASCADE}; on SQL Server, which has no CASCADE, each table and then the schema.
+     */
+    public static void dropSchema(DataSource dataSource, DatabaseEngine engine, String schema) {
         List<String> drops = new ArrayList<>();
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT name FROM sys.tables WHERE schema_id = SCHEMA_ID('" + schema + "')")) {
-            while (rs.next()) {
-                drops.add("DROP TABLE " + schema + "." + rs.getString(1));
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            switch (engine) {
+                case POSTGRESQL -> drops.add("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+                case SQL_SERVER -> {
+                    try (ResultSet rs = s.executeQuery("SELECT name FROM sys.tables WHERE schema_id = SCHEMA_ID('"
+                            + schema + "')")) {
+                        while (rs.next()) {
+                            drops.add("DROP TABLE " + schema + "." + rs.getString(1));
+                        }
+                    }
+                    drops.add("IF SCHEMA_ID('" + schema + "') IS NOT NULL DROP SCHEMA " + schema);
+                }
+                case H2 -> drops.add("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+            }
+            for (String drop : drops) {
+                s.execute(drop);
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("listing tables of " + schema, e);
+            throw new IllegalStateException("dropping schema " + schema + " (" + drops + ")", e);
         }
-        drops.forEach(this::execute);
-        execute("IF SCHEMA_ID('" + schema + "') IS NOT NULL DROP SCHEMA " + schema);
     }
 
     @Override

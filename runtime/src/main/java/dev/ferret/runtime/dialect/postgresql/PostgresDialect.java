@@ -31,6 +31,25 @@ public final class PostgresDialect implements Dialect {
     static final String TENANT_COLUMN = "varchar(" + IdLimits.MAX_TENANT_ID_LENGTH + ")";
     private static final String SHARD_NAME_COLUMN = "varchar(" + Dialect.MAX_SHARD_NAME_LENGTH + ")";
 
+    /** PostgreSQL's reserved key words, with those that can be only a function or type name (never a schema name). */
+    private static final java.util.Set<String> RESERVED_WORDS = java.util.Set.of(
+            "ALL", "ANALYSE", "ANALYZE", "AND", "ANY", "ARRAY", "AS", "ASC", "ASYMMETRIC", "AUTHORIZATION", "BINARY",
+            "BOTH", "CASE", "CAST", "CHECK", "COLLATE", "COLLATION", "COLUMN", "CONCURRENTLY", "CONSTRAINT",
+            "CREATE", "CROSS", "CURRENT_CATALOG", "CURRENT_DATE", "CURRENT_ROLE", "CURRENT_SCHEMA", "CURRENT_TIME",
+            "CURRENT_TIMESTAMP", "CURRENT_USER", "DEFAULT", "DEFERRABLE", "DESC", "DISTINCT", "DO", "ELSE", "END",
+            "EXCEPT", "FALSE", "FETCH", "FOR", "FOREIGN", "FREEZE", "FROM", "FULL", "GRANT", "GROUP", "HAVING",
+            "ILIKE", "IN", "INITIALLY", "INNER", "INTERSECT", "INTO", "IS", "ISNULL", "JOIN", "LATERAL", "LEADING",
+            "LEFT", "LIKE", "LIMIT", "LOCALTIME", "LOCALTIMESTAMP", "NATURAL", "NOT", "NOTNULL", "NULL", "OFFSET",
+            "ON", "ONLY", "OR", "ORDER", "OUTER", "OVERLAPS", "PLACING", "PRIMARY", "REFERENCES", "RETURNING",
+            "RIGHT", "SELECT", "SESSION_USER", "SIMILAR", "SOME", "SYMMETRIC", "SYSTEM_USER", "TABLE", "TABLESAMPLE",
+            "THEN", "TO", "TRAILING", "TRUE", "UNION", "UNIQUE", "USER", "USING", "VARIADIC", "VERBOSE", "WHEN",
+            "WHERE", "WINDOW", "WITH");
+
+    @Override
+    public java.util.Set<String> reservedWords() {
+        return RESERVED_WORDS;
+    }
+
     @Override
     public DatabaseEngine engine() {
         return DatabaseEngine.POSTGRESQL;

@@ -32,10 +32,27 @@ public final class SqlServerDialect implements Dialect {
     private static final int PRIMARY_KEY_VIOLATION = 2627;
     private static final int UNIQUE_INDEX_VIOLATION = 2601;
 
+    /**
+     * The collation of every key column: a binary one (code-point comparison), so that ids which differ only in
+     * case are different rows, as on PostgreSQL and H2, whatever the database's default collation is. A column
+     * reference carries its collation (label Implicit), which wins over a parameter's (Coercible-default), so a
+     * comparison with a bound id compares in this collation and seeks the key.
+     */
+    static final String KEY_COLLATION = "Latin1_General_100_BIN2";
+
+    /**
+     * Appended to a MERGE source's key column in ON: the source row's collation label is not documented for a
+     * VALUES of parameters, and were it Implicit (the database's) it would conflict with the key column's; an
+     * Explicit label wins over both and, being the column's own collation, keeps the seek.
+     */
+    private static final String KEY = " COLLATE " + KEY_COLLATION;
+
     /** Column types of ids, from the limits the public API checks, so the two cannot drift apart. */
-    static final String ID_COLUMN = "NVARCHAR(" + IdLimits.MAX_ID_LENGTH + ")";
-    static final String TENANT_COLUMN = "NVARCHAR(" + IdLimits.MAX_TENANT_ID_LENGTH + ")";
-    private static final String SHARD_NAME_COLUMN = "NVARCHAR(" + Dialect.MAX_SHARD_NAME_LENGTH + ")";
+    static final String ID_TYPE = "NVARCHAR(" + IdLimits.MAX_ID_LENGTH + ")";
+    static final String ID_COLUMN = ID_TYPE + " COLLATE " + KEY_COLLATION;
+    static final String TENANT_COLUMN = "NVARCHAR(" + IdLimits.MAX_TENANT_ID_LENGTH + ") COLLATE " + KEY_COLLATION;
+    private static final String SHARD_NAME_COLUMN = "NVARCHAR(" + Dialect.MAX_SHARD_NAME_LENGTH + ") COLLATE "
+            + KEY_COLLATION;
 
     /*
      * Session-owned rather than transaction-owned: under the driver's implicit transactions an EXEC opens no
@@ -44,6 +61,34 @@ public final class SqlServerDialect implements Dialect {
      */
     static final String MIGRATION_LOCK = "{? = call sp_getapplock(?, 'Exclusive', 'Session', ?)}";
     static final String MIGRATION_UNLOCK = "{? = call sp_releaseapplock(?, 'Session')}";
+
+    /** T-SQL's reserved keywords, as Microsoft's "Reserved Keywords (Transact-SQL)" lists them. */
+    private static final java.util.Set<String> RESERVED_WORDS = java.util.Set.of(
+            "ADD", "ALL", "ALTER", "AND", "ANY", "AS", "ASC", "AUTHORIZATION", "BACKUP", "BEGIN", "BETWEEN", "BREAK",
+            "BROWSE", "BULK", "BY", "CASCADE", "CASE", "CHECK", "CHECKPOINT", "CLOSE", "CLUSTERED", "COALESCE",
+            "COLLATE", "COLUMN", "COMMIT", "COMPUTE", "CONSTRAINT", "CONTAINS", "CONTAINSTABLE", "CONTINUE",
+            "CONVERT", "CREATE", "CROSS", "CURRENT", "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP",
+            "CURRENT_USER", "CURSOR", "DATABASE", "DBCC", "DEALLOCATE", "DECLARE", "DEFAULT", "DELETE", "DENY",
+            "DESC", "DISK", "DISTINCT", "DISTRIBUTED", "DOUBLE", "DROP", "DUMP", "ELSE", "END", "ERRLVL", "ESCAPE",
+            "EXCEPT", "EXEC", "EXECUTE", "EXISTS", "EXIT", "EXTERNAL", "FETCH", "FILE", "FILLFACTOR", "FOR",
+            "FOREIGN", "FREETEXT", "FREETEXTTABLE", "FROM", "FULL", "FUNCTION", "GOTO", "GRANT", "GROUP", "HAVING",
+            "HOLDLOCK", "IDENTITY", "IDENTITYCOL", "IDENTITY_INSERT", "IF", "IN", "INDEX", "INNER", "INSERT",
+            "INTERSECT", "INTO", "IS", "JOIN", "KEY", "KILL", "LEFT", "LIKE", "LINENO", "LOAD", "MERGE", "NATIONAL",
+            "NOCHECK", "NONCLUSTERED", "NOT", "NULL", "NULLIF", "OF", "OFF", "OFFSETS", "ON", "OPEN",
+            "OPENDATASOURCE", "OPENQUERY", "OPENROWSET", "OPENXML", "OPTION", "OR", "ORDER", "OUTER", "OVER",
+            "PERCENT", "PIVOT", "PLAN", "PRECISION", "PRIMARY", "PRINT", "PROC", "PROCEDURE", "PUBLIC", "RAISERROR",
+            "READ", "READTEXT", "RECONFIGURE", "REFERENCES", "REPLICATION", "RESTORE", "RESTRICT", "RETURN",
+            "REVERT", "REVOKE", "RIGHT", "ROLLBACK", "ROWCOUNT", "ROWGUIDCOL", "RULE", "SAVE", "SCHEMA",
+            "SECURITYAUDIT", "SELECT", "SEMANTICKEYPHRASETABLE", "SEMANTICSIMILARITYDETAILSTABLE",
+            "SEMANTICSIMILARITYTABLE", "SESSION_USER", "SET", "SETUSER", "SHUTDOWN", "SOME", "STATISTICS",
+            "SYSTEM_USER", "TABLE", "TABLESAMPLE", "TEXTSIZE", "THEN", "TO", "TOP", "TRAN", "TRANSACTION", "TRIGGER",
+            "TRUNCATE", "TRY_CONVERT", "TSEQUAL", "UNION", "UNIQUE", "UNPIVOT", "UPDATE", "UPDATETEXT", "USE",
+            "USER", "VALUES", "VARYING", "VIEW", "WAITFOR", "WHEN", "WHERE", "WHILE", "WITH", "WRITETEXT");
+
+    @Override
+    public java.util.Set<String> reservedWords() {
+        return RESERVED_WORDS;
+    }
 
     @Override
     public DatabaseEngine engine() {
@@ -170,7 +215,7 @@ public final class SqlServerDialect implements Dialect {
                         + " VALUES (?, ?, ?, ?, ?, ?)",
                 "MERGE " + t.streams() + " WITH (HOLDLOCK) AS target"
                         + " USING (VALUES (?, ?, ?, ?, ?, ?)) AS source (id, tenant_id, type, version, timestamp, created)"
-                        + " ON target.tenant_id = source.tenant_id AND target.id = source.id"
+                        + " ON target.tenant_id = source.tenant_id" + KEY + " AND target.id = source.id" + KEY
                         + " WHEN MATCHED THEN UPDATE"
                         + " SET target.version = target.version + source.version, target.timestamp = source.timestamp"
                         + " WHEN NOT MATCHED THEN INSERT (id, tenant_id, type, version, timestamp, created)"
@@ -182,7 +227,7 @@ public final class SqlServerDialect implements Dialect {
                 "SELECT version, type, timestamp FROM " + t.streams() + " WHERE tenant_id = ? AND id = ?",
                 "MERGE " + t.tenantSequences() + " WITH (HOLDLOCK) AS target"
                         + " USING (VALUES (?, ?, ?)) AS source (tenant_id, drawn, last_updated)"
-                        + " ON target.tenant_id = source.tenant_id"
+                        + " ON target.tenant_id = source.tenant_id" + KEY
                         + " WHEN MATCHED THEN UPDATE SET target.last_seq = target.last_seq + source.drawn,"
                         + " target.last_updated = source.last_updated"
                         + " WHEN NOT MATCHED THEN INSERT (tenant_id, last_seq, last_updated)"
@@ -201,7 +246,7 @@ public final class SqlServerDialect implements Dialect {
         return new DocumentSql(
                 "MERGE " + table + " WITH (HOLDLOCK) AS target"
                         + " USING (VALUES (?, ?, ?, ?)) AS source (id, tenant_id, data, last_modified)"
-                        + " ON target.tenant_id = source.tenant_id AND target.id = source.id"
+                        + " ON target.tenant_id = source.tenant_id" + KEY + " AND target.id = source.id" + KEY
                         + " WHEN MATCHED THEN UPDATE SET target.data = source.data,"
                         + " target.version = target.version + 1, target.last_modified = source.last_modified"
                         + " WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified)"
@@ -211,8 +256,11 @@ public final class SqlServerDialect implements Dialect {
                 // OPENJSON's value is NVARCHAR(MAX); cast to the column's own type the comparison can seek the
                 // key. A CAST cuts a longer string silently, so a requested id longer than the column (2 bytes a
                 // code unit) is left out instead: no document can have it, and cut it could match another one
-                "SELECT data FROM " + table + " WHERE tenant_id = ? AND id IN (SELECT CAST(value AS " + ID_COLUMN
-                        + ") FROM OPENJSON(?) WHERE DATALENGTH(value) <= " + 2 * IdLimits.MAX_ID_LENGTH + ")",
+                // OPENJSON's value takes its collation from OPENJSON, not from the key; were both Implicit and
+                // different, IN would fail (Cannot resolve the collation conflict): COLLATE makes it the key's
+                "SELECT data FROM " + table + " WHERE tenant_id = ? AND id IN (SELECT CAST(value AS " + ID_TYPE
+                        + ") COLLATE " + KEY_COLLATION + " FROM OPENJSON(?) WHERE DATALENGTH(value) <= "
+                        + 2 * IdLimits.MAX_ID_LENGTH + ")",
                 "SELECT data FROM " + table + " WHERE tenant_id = ?",
                 "SELECT COUNT_BIG(*) FROM " + table + " WHERE tenant_id = ?",
                 "DELETE FROM " + table,
@@ -228,31 +276,33 @@ public final class SqlServerDialect implements Dialect {
     @Override
     public DaemonSql daemonSql(TableNames t) {
         // READPAST: under locking READ COMMITTED an uncommitted insert would block the read; skipping it shows it
-        // as the gap it is until it commits
-        String events = t.events() + " WITH (READPAST)";
+        // as the gap it is until it commits. READPAST is refused (error 650) under READ_COMMITTED_SNAPSHOT ON with
+        // a READ COMMITTED session; READCOMMITTEDLOCK makes the read a locking one whatever that option says
+        String events = t.events() + " WITH (READCOMMITTEDLOCK, READPAST)";
         return new DaemonSql(
                 PortableSql.highWaterMark(events),
                 PortableSql.listGaps(events),
                 "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
                         + " WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY",
                 // READPAST: a tenant whose append is in flight keeps its mark this round instead of blocking the read
-                "SELECT tenant_id, last_seq FROM " + t.tenantSequences() + " WITH (READPAST)",
-                // rows at or below a tenant's mark are committed and never change, so skipping locked rows loses none
-                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq FROM " + events
+                "SELECT tenant_id, last_seq FROM " + t.tenantSequences() + " WITH (READCOMMITTEDLOCK, READPAST)",
+                // no READPAST: rows at or below a tenant's mark are committed, but one that a DBA's fix-up (or a
+                // delete that rolls back) has locked would be skipped, and a short page reads as "all up to the mark"
+                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq FROM " + t.events()
                         + " WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq"
                         + " OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY",
                 PortableSql.selectProgression(t),
                 PortableSql.selectProgressionStamp(t),
                 "MERGE " + t.progression() + " WITH (HOLDLOCK) AS target"
                         + " USING (VALUES (?, ?, ?, ?)) AS source (name, floor, last_seq_id, last_updated)"
-                        + " ON target.name = source.name"
+                        + " ON target.name = source.name" + KEY
                         + " WHEN MATCHED AND target.last_seq_id = source.floor THEN UPDATE"
                         + " SET target.last_seq_id = source.last_seq_id, target.last_updated = source.last_updated"
                         + " WHEN NOT MATCHED AND source.floor = 0 THEN INSERT (name, last_seq_id, last_updated)"
                         + " VALUES (source.name, source.last_seq_id, source.last_updated);",
                 "MERGE " + t.progression() + " WITH (HOLDLOCK) AS target"
                         + " USING (VALUES (?, ?, ?)) AS source (name, last_seq_id, last_updated)"
-                        + " ON target.name = source.name"
+                        + " ON target.name = source.name" + KEY
                         + " WHEN MATCHED AND target.last_seq_id < source.last_seq_id THEN UPDATE"
                         + " SET target.last_seq_id = source.last_seq_id, target.last_updated = source.last_updated"
                         + " WHEN NOT MATCHED THEN INSERT (name, last_seq_id, last_updated)"
@@ -307,6 +357,101 @@ public final class SqlServerDialect implements Dialect {
             statement.setInt(3, timeoutMillis);
             statement.execute();
             return statement.getInt(1);
+        }
+    }
+
+    /** OPENJSON, which id lists and the shard lock probe use, exists only at this compatibility level and above. */
+    static final int MIN_COMPATIBILITY_LEVEL = 130;
+
+    /**
+     * Server version and edition; the current database's compatibility level, READ_COMMITTED_SNAPSHOT and
+     * snapshot isolation (a connection always sees its own database's row of sys.databases); the collation the key
+     * columns really have (a table made before they were binary keeps its old one); and the type the driver gives a
+     * text parameter ({@code varchar} under {@code sendStringParametersAsUnicode=false}).
+     */
+    @Override
+    public String serverReportSql(TableNames t) {
+        return "SELECT CAST(SERVERPROPERTY('ProductVersion') AS NVARCHAR(128)) AS product_version,"
+                + " CAST(SERVERPROPERTY('Edition') AS NVARCHAR(128)) AS edition, d.name, d.compatibility_level,"
+                + " d.is_read_committed_snapshot_on, d.snapshot_isolation_state_desc,"
+                + " (SELECT c.collation_name FROM sys.columns AS c WHERE c.object_id = OBJECT_ID(N'" + t.events()
+                + "') AND c.name = N'stream_id') AS key_collation,"
+                + " CAST(SQL_VARIANT_PROPERTY(?, 'BaseType') AS NVARCHAR(128)) AS text_parameter_type"
+                + " FROM sys.databases AS d WHERE d.database_id = DB_ID()";
+    }
+
+    @Override
+    public void checkServer(Connection connection, TableNames names) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(serverReportSql(names))) {
+            ps.setString(1, "Ferret");
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("sys.databases has no row for the current database");
+                }
+                checkServer(new ServerReport(rs.getString("product_version"), rs.getString("edition"),
+                        rs.getString("name"), rs.getInt("compatibility_level"),
+                        rs.getBoolean("is_read_committed_snapshot_on"), rs.getString("snapshot_isolation_state_desc"),
+                        rs.getString("key_collation"), rs.getString("text_parameter_type"),
+                        connection.getTransactionIsolation()));
+            }
+        }
+    }
+
+    /** What {@link #serverReportSql} found. */
+    record ServerReport(String version, String edition, String database, int compatibilityLevel,
+            boolean readCommittedSnapshot, String snapshotIsolation, String keyCollation, String textParameterType,
+            int poolIsolation) {
+
+        String line() {
+            return "SQL Server " + version + " (" + edition + "), database " + database + ": compatibility level "
+                    + compatibilityLevel + ", READ_COMMITTED_SNAPSHOT " + (readCommittedSnapshot ? "ON" : "OFF")
+                    + ", snapshot isolation " + snapshotIsolation + ", key-column collation " + keyCollation
+                    + ", text parameters " + textParameterType + ", pool isolation " + isolationName(poolIsolation);
+        }
+    }
+
+    /** mssql-jdbc's {@code SQLServerConnection.TRANSACTION_SNAPSHOT}. */
+    static final int TRANSACTION_SNAPSHOT = 0x1000;
+
+    static String isolationName(int level) {
+        return switch (level) {
+            case Connection.TRANSACTION_READ_UNCOMMITTED -> "READ_UNCOMMITTED";
+            case Connection.TRANSACTION_READ_COMMITTED -> "READ_COMMITTED";
+            case Connection.TRANSACTION_REPEATABLE_READ -> "REPEATABLE_READ";
+            case Connection.TRANSACTION_SERIALIZABLE -> "SERIALIZABLE";
+            case TRANSACTION_SNAPSHOT -> "SNAPSHOT";
+            default -> String.valueOf(level);
+        };
+    }
+
+    static void checkServer(ServerReport report) {
+        org.slf4j.Logger log = LoggerFactory.getLogger(SqlServerDialect.class);
+        log.info(report.line());
+        if (report.compatibilityLevel() < MIN_COMPATIBILITY_LEVEL) {
+            throw new dev.ferret.ConfigurationException("SQL Server database " + report.database()
+                    + " is at compatibility level " + report.compatibilityLevel() + "; Ferret needs "
+                    + MIN_COMPATIBILITY_LEVEL + " or higher for OPENJSON. Fix: ALTER DATABASE [" + report.database()
+                    + "] SET COMPATIBILITY_LEVEL = " + MIN_COMPATIBILITY_LEVEL + " (or higher)");
+        }
+        if (!"nvarchar".equalsIgnoreCase(report.textParameterType())) {
+            throw new dev.ferret.ConfigurationException("The driver sends text parameters to SQL Server as "
+                    + report.textParameterType() + ", not nvarchar (sendStringParametersAsUnicode=false?): text"
+                    + " outside the database's code page would be stored as '?'. Fix: remove"
+                    + " sendStringParametersAsUnicode=false from the connection URL or data source properties");
+        }
+        // READPAST (high-water mark, gaps, tenant marks) is refused under SERIALIZABLE (error 650), and under
+        // SNAPSHOT it must come with lock-taking hints such as UPDLOCK: the daemon reads on pool connections
+        if (report.poolIsolation() == Connection.TRANSACTION_SERIALIZABLE
+                || report.poolIsolation() == TRANSACTION_SNAPSHOT) {
+            throw new dev.ferret.ConfigurationException("The data source's connections start at isolation level "
+                    + isolationName(report.poolIsolation()) + "; Ferret's daemon reads with READPAST, which SQL"
+                    + " Server allows only under READ COMMITTED or REPEATABLE READ. Fix: set the pool's default"
+                    + " transaction isolation to READ_COMMITTED (READ_COMMITTED_SNAPSHOT ON is fine)");
+        }
+        if (!KEY_COLLATION.equalsIgnoreCase(String.valueOf(report.keyCollation()))) {
+            log.warn("The key columns of database {} have collation {}, not {}: ids that differ only in case are"
+                    + " one id there. Tables made by an earlier Ferret keep their collation; rebuild them to change"
+                    + " it", report.database(), report.keyCollation(), KEY_COLLATION);
         }
     }
 

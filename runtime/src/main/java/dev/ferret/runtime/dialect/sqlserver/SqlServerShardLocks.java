@@ -15,9 +15,13 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Session-owned {@code sp_getapplock}s on one kept connection; the probe asks {@code APPLOCK_MODE} for all. */
 final class SqlServerShardLocks implements ShardLockSession {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SqlServerShardLocks.class);
 
     static final String TRY_LOCK = "{? = call sp_getapplock(?, 'Exclusive', 'Session', 0)}";
     static final String RELEASE = "{? = call sp_releaseapplock(?, 'Session')}";
@@ -26,6 +30,8 @@ final class SqlServerShardLocks implements ShardLockSession {
 
     private final Connection connection;
     private final Set<String> held = new LinkedHashSet<>();
+    /** A release failed: which applocks the session still holds is unknown, so it must not go back to the pool. */
+    private boolean uncertain;
 
     SqlServerShardLocks(DataSource dataSource) throws SQLException {
         this.connection = dataSource.getConnection();
@@ -41,10 +47,24 @@ final class SqlServerShardLocks implements ShardLockSession {
         return false;
     }
 
+    /**
+     * Forgets {@code lockName} only once the server confirmed the release; a failure leaves the session's locks
+     * uncertain, so {@link #close()} will end the physical connection instead of pooling it.
+     */
     @Override
     public void release(String lockName) throws SQLException {
+        int result;
+        try {
+            result = call(RELEASE, lockName);
+        } catch (SQLException | RuntimeException e) {
+            uncertain = true;
+            throw e;
+        }
+        if (result < 0) {
+            uncertain = true;
+            throw new SQLException("sp_releaseapplock on '" + lockName + "' returned " + result);
+        }
         held.remove(lockName);
-        call(RELEASE, lockName);
     }
 
     private int call(String sql, String lockName) throws SQLException {
@@ -80,6 +100,12 @@ final class SqlServerShardLocks implements ShardLockSession {
             throw e;
         }
         connection.setNetworkTimeout(Runnable::run, before);
+        // a lock the server says this session lost is not released at close: releasing it would raise an error
+        for (String name : names) {
+            if (!stillHeld.contains(name)) {
+                held.remove(name);
+            }
+        }
         return stillHeld;
     }
 
@@ -92,18 +118,30 @@ final class SqlServerShardLocks implements ShardLockSession {
         }
     }
 
+    /**
+     * Releases every lock still held, each on its own: one failure does not stop the others. If any release failed
+     * (now or earlier), the session may still hold applocks, and a pooled connection keeps its session: the physical
+     * connection is aborted instead of going back to the pool, which ends the session and its locks with it.
+     */
     @Override
     public void close() {
-        // a pooled connection keeps its session: its applocks must not travel back into the pool
         for (String name : new ArrayList<>(held)) {
             try {
                 release(name);
-            } catch (SQLException e) {
-                break; // the session is gone, and its locks with it
+            } catch (SQLException | RuntimeException e) {
+                LOG.warn("Releasing shard lock {} failed ({}); the lock connection will be aborted", name,
+                        e.toString());
+            }
+        }
+        if (uncertain) {
+            try {
+                connection.abort(Runnable::run);
+            } catch (SQLException | RuntimeException e) {
+                LOG.warn("Aborting the lock connection failed ({})", e.toString());
             }
         }
         try {
-            connection.close();
+            connection.close(); // after an abort: hands a closed connection back, which the pool discards
         } catch (SQLException ignored) {
             // already gone
         }

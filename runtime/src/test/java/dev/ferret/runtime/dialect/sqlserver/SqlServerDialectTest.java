@@ -1,9 +1,15 @@
 package dev.ferret.runtime.dialect.sqlserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ferret.ConfigurationException;
+import dev.ferret.runtime.dialect.DaemonSql;
+import dev.ferret.runtime.dialect.TableNames;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class SqlServerDialectTest {
@@ -58,5 +64,88 @@ class SqlServerDialectTest {
         assertThat(SqlServerDialect.MIGRATION_LOCK)
                 .isEqualTo("{? = call sp_getapplock(?, 'Exclusive', 'Session', ?)}");
         assertThat(SqlServerDialect.MIGRATION_UNLOCK).isEqualTo("{? = call sp_releaseapplock(?, 'Session')}");
+    }
+
+    @Test
+    void everyReadpastIsALockingReadSoItRunsUnderReadCommittedSnapshotToo() {
+        DaemonSql sql = dialect.daemonSql(new TableNames("dbo", "pc_"));
+        List<String> withReadpast = List.of(sql.highWaterMark(), sql.listGaps(), sql.tenantMarks());
+        for (String statement : withReadpast) {
+            Matcher hints = Pattern.compile("WITH \\(([^)]*)\\)").matcher(statement);
+            int readpasts = 0;
+            while (hints.find()) {
+                if (hints.group(1).contains("READPAST")) {
+                    readpasts++;
+                    assertThat(hints.group(1)).as(statement).isEqualTo("READCOMMITTEDLOCK, READPAST");
+                }
+            }
+            assertThat(readpasts).as(statement).isPositive();
+        }
+    }
+
+    @Test
+    void theTenantPageLoadNeverSkipsLockedRowsBelowTheMark() {
+        DaemonSql sql = dialect.daemonSql(new TableNames("dbo", "pc_"));
+        assertThat(sql.loadTenantPage()).doesNotContain("READPAST");
+        assertThat(sql.loadPage()).doesNotContain("READPAST");
+    }
+
+    @Test
+    void everyKeyColumnComparesInABinaryCollation() {
+        TableNames names = new TableNames("dbo", "pc_");
+        List<String> ddl = new java.util.ArrayList<>();
+        dialect.schemaSql(names).objects().forEach(o -> ddl.addAll(o.ddl()));
+        ddl.addAll(dialect.documentTable(names, "order_summary").ddl());
+        Pattern keyColumn = Pattern.compile("\\n  (id|stream_id|tenant_id|name|projection) (NVARCHAR\\(\\d+\\)[^,\\n]*)");
+        int keys = 0;
+        for (String statement : ddl) {
+            Matcher column = keyColumn.matcher(statement);
+            while (column.find()) {
+                keys++;
+                assertThat(column.group(2)).as(column.group()).contains("COLLATE Latin1_General_100_BIN2");
+            }
+        }
+        assertThat(keys).isEqualTo(10);
+    }
+
+    private static SqlServerDialect.ServerReport report(int level, String textType) {
+        return new SqlServerDialect.ServerReport("16.0.4135.4", "Developer Edition (64-bit)", "ferret", level, true,
+                "OFF", "Latin1_General_100_BIN2", textType, java.sql.Connection.TRANSACTION_READ_COMMITTED);
+    }
+
+    @Test
+    void theStartupReportIsOneLineOfVersionLevelSnapshotAndCollation() {
+        assertThat(report(160, "nvarchar").line()).isEqualTo("SQL Server 16.0.4135.4 (Developer Edition (64-bit)),"
+                + " database ferret: compatibility level 160, READ_COMMITTED_SNAPSHOT ON, snapshot isolation OFF,"
+                + " key-column collation Latin1_General_100_BIN2, text parameters nvarchar,"
+                + " pool isolation READ_COMMITTED");
+        SqlServerDialect.checkServer(report(130, "nvarchar"));
+    }
+
+    @Test
+    void aCompatibilityLevelBelowOpenJsonsIsRefusedNamingTheLevelAndTheFix() {
+        assertThatThrownBy(() -> SqlServerDialect.checkServer(report(120, "nvarchar")))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("compatibility level 120")
+                .hasMessageContaining("OPENJSON")
+                .hasMessageContaining("ALTER DATABASE [ferret] SET COMPATIBILITY_LEVEL = 130");
+    }
+
+    @Test
+    void textParametersSentAsVarcharAreRefusedNamingTheDriverSetting() {
+        assertThatThrownBy(() -> SqlServerDialect.checkServer(report(160, "varchar")))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("sendStringParametersAsUnicode=false");
+    }
+
+    @Test
+    void poolsThatStartSerializableOrSnapshotAreRefusedBecauseReadpastNeedsReadCommitted() {
+        for (int level : new int[] {java.sql.Connection.TRANSACTION_SERIALIZABLE,
+                SqlServerDialect.TRANSACTION_SNAPSHOT}) {
+            SqlServerDialect.ServerReport report = new SqlServerDialect.ServerReport("16.0", "Express", "ferret", 160,
+                    false, "ON", "Latin1_General_100_BIN2", "nvarchar", level);
+            assertThatThrownBy(() -> SqlServerDialect.checkServer(report)).isInstanceOf(ConfigurationException.class)
+                    .hasMessageContaining(SqlServerDialect.isolationName(level)).hasMessageContaining("READ_COMMITTED");
+        }
     }
 }
