@@ -159,6 +159,9 @@ SELECT COUNT(*) FROM PUBLIC.pc_event_progression WHERE name LIKE 'Node:%' AND la
 -- daemon.deleteDeadNodes
 DELETE FROM PUBLIC.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id < ?
 
+-- daemon.countSequences
+SELECT COUNT(*) FROM PUBLIC.pc_events WHERE seq_id >= ? AND seq_id <= ?
+
 -- documents.propertyEquals
 PUBLIC.pc_json_text(CAST(data AS VARCHAR), ?) = ?
 

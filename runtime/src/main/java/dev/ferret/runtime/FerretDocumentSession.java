@@ -121,9 +121,9 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             return;
         }
         OffsetDateTime now = OffsetDateTime.now(store.clock());
-        // engines whose fence is not transaction-scoped release it only once the transaction has ended: a
-        // detector let in before the commit would take the rows still in flight for a rolled-back hole
-        Runnable[] releaseFence = new Runnable[1];
+        // what withdraws the ownership of the numbers drawn where the engine does not end it with the transaction;
+        // run only once the transaction has ended, so a hole stays owned until it is filled or permanent
+        List<Runnable> releaseOwnership = new ArrayList<>();
         try {
             store.transactions().inTransaction(store.dataSourceOf(tenantId), c -> {
                 List<EventEnvelope> inlineEvents = store.inlineAppliers().isEmpty() ? null : new ArrayList<>();
@@ -131,11 +131,14 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                 long[] tenantSeq = {store.partitionedByTenant() && !appends.isEmpty() ? drawTenantNumbers(c, now) : 0};
                 for (StreamAppend append : appends) {
                     long headVersion = writeStream(c, append, now);
-                    if (releaseFence[0] == null) {
-                        // before the first identity value is drawn
-                        releaseFence[0] = store.dialect().takeAppendFenceShared(c, store.names());
-                    }
                     tenantSeq[0] = writeEvents(c, append, headVersion, now, inlineEvents, tenantSeq[0]);
+                    if (!store.partitionedByTenant()) {
+                        // at once after the insert drew the numbers: the detector passes a hole without an owner.
+                        // Partitioned stores read each tenant's gap-free numbers instead, with no detector
+                        releaseOwnership.add(store.dialect().ownAppendedSequences(c, store.names(),
+                                store.eventSql(), tenantId, append.streamId(),
+                                headVersion - append.events().size() + 1, headVersion));
+                    }
                 }
                 if (inlineEvents != null && !inlineEvents.isEmpty()) {
                     applyInline(c, inlineEvents);
@@ -146,9 +149,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         } catch (SQLException e) {
             throw failure("saving changes", e);
         } finally {
-            if (releaseFence[0] != null) {
-                releaseFence[0].run();
-            }
+            releaseOwnership.forEach(Runnable::run);
         }
         if (!appends.isEmpty()) {
             // new events are what the daemon is for: a loop lost to a suspended container comes back now
