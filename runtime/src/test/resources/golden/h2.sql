@@ -177,6 +177,9 @@ SELECT COUNT(*) FROM PUBLIC.pc_event_progression WHERE name LIKE 'Node:%' AND la
 -- daemon.deleteDeadNodes
 DELETE FROM PUBLIC.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id < ?
 
+-- daemon.countSequences
+SELECT COUNT(*) FROM PUBLIC.pc_events WHERE seq_id >= ? AND seq_id <= ?
+
 -- outbox.insert
 INSERT INTO PUBLIC.pc_outbox (message_id, shard, seq_id, tenant_id, type, payload, created, attempts) VALUES (?, ?, ?, ?, ?, ? FORMAT JSON, ?, 0)
 

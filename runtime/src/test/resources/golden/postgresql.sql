@@ -109,6 +109,12 @@ SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM pub
 -- events.selectAppendedSequences
 SELECT seq_id FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? AND version >= ? AND version <= ? ORDER BY version
 
+-- events.ownAppendedSequences
+SELECT MIN(seq_id), COUNT(pg_advisory_xact_lock(CAST(? AS integer), CAST(seq_id % 2147483648 AS integer))) FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? AND version >= ? AND version <= ?
+
+-- events.selectPassedMark
+SELECT last_seq_id FROM public.pc_event_progression WHERE name = 'HighWaterMark'
+
 -- documents.upsert
 INSERT INTO public.pc_doc_order_summary AS d (id, tenant_id, data, version, last_modified) VALUES (?, ?, ?::jsonb, 1, ?) ON CONFLICT (tenant_id, id) DO UPDATE SET data = EXCLUDED.data, version = d.version + 1, last_modified = EXCLUDED.last_modified
 
@@ -171,6 +177,12 @@ SELECT COUNT(*) FROM public.pc_event_progression WHERE name LIKE 'Node:%' AND la
 
 -- daemon.deleteDeadNodes
 DELETE FROM public.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id < ?
+
+-- daemon.countSequences
+SELECT COUNT(*) FROM public.pc_events WHERE seq_id >= ? AND seq_id <= ?
+
+-- daemon.claimSequences
+SELECT COUNT(*) FROM generate_series(CAST(? AS bigint), CAST(? AS bigint)) AS hole(seq_id) WHERE NOT pg_try_advisory_xact_lock(CAST(? AS integer), CAST(seq_id % 2147483648 AS integer))
 
 -- outbox.insert
 INSERT INTO public.pc_outbox (message_id, shard, seq_id, tenant_id, type, payload, created, attempts) VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, 0)

@@ -123,6 +123,12 @@ SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM dbo
 -- events.selectAppendedSequences
 SELECT seq_id FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? AND version >= ? AND version <= ? ORDER BY version
 
+-- events.ownAppendedSequences
+SET NOCOUNT ON; DECLARE @prefix nvarchar(200) = ?, @seq bigint, @lowest bigint, @resource nvarchar(255), @result int; DECLARE drawn CURSOR LOCAL FAST_FORWARD FOR SELECT seq_id FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? AND version >= ? AND version <= ?; OPEN drawn; FETCH NEXT FROM drawn INTO @seq; WHILE @@FETCH_STATUS = 0 BEGIN IF @lowest IS NULL OR @seq < @lowest SET @lowest = @seq; SET @resource = CONCAT(@prefix, @seq); EXEC @result = sp_getapplock @Resource = @resource, @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 30000; IF @result < 0 THROW 51000, 'sp_getapplock on a sequence owner lock failed', 1; FETCH NEXT FROM drawn INTO @seq; END; CLOSE drawn; DEALLOCATE drawn; SELECT @lowest;
+
+-- events.selectPassedMark
+SELECT last_seq_id FROM dbo.pc_event_progression WHERE name = 'HighWaterMark'
+
 -- documents.upsert
 MERGE dbo.pc_doc_order_summary WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?)) AS source (id, tenant_id, data, last_modified) ON target.tenant_id = source.tenant_id COLLATE Latin1_General_100_BIN2 AND target.id = source.id COLLATE Latin1_General_100_BIN2 WHEN MATCHED THEN UPDATE SET target.data = source.data, target.version = target.version + 1, target.last_modified = source.last_modified WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified) VALUES (source.id, source.tenant_id, source.data, 1, source.last_modified);
 
@@ -185,6 +191,12 @@ SELECT COUNT(*) FROM dbo.pc_event_progression WHERE name LIKE 'Node:%' AND last_
 
 -- daemon.deleteDeadNodes
 DELETE FROM dbo.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id < ?
+
+-- daemon.countSequences
+SELECT COUNT(*) FROM dbo.pc_events WITH (READCOMMITTEDLOCK, READPAST) WHERE seq_id >= ? AND seq_id <= ?
+
+-- daemon.claimSequences
+SET NOCOUNT ON; DECLARE @seq bigint = ?, @to bigint = ?, @prefix nvarchar(200) = ?, @resource nvarchar(255), @result int, @held int = 0; WHILE @seq <= @to AND @held = 0 BEGIN SET @resource = CONCAT(@prefix, @seq); IF APPLOCK_TEST('public', @resource, 'Exclusive', 'Transaction') = 0 SET @held = 1 ELSE BEGIN EXEC @result = sp_getapplock @Resource = @resource, @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0; IF @result < 0 SET @held = 1; END; SET @seq = @seq + 1; END; SELECT @held;
 
 -- outbox.insert
 INSERT INTO dbo.pc_outbox (message_id, shard, seq_id, tenant_id, type, payload, created, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, 0)

@@ -40,15 +40,18 @@ public final class DaemonSettings {
         return this;
     }
 
-    /** How long a gap may stay unfilled before the detector checks whether it can still fill; default 3 s. */
+    /**
+     * How long a hole whose append is still open may hold the mark before the status reports it stalled; default
+     * 3 s. A hole is asked about its owner after one polling interval, or after this when it is shorter.
+     */
     public DaemonSettings staleSequenceThreshold(Duration threshold) {
         this.staleSequenceThreshold = positive("daemon.stale-sequence-threshold", threshold);
         return this;
     }
 
     /**
-     * How long the detector waits for the append fence, behind append transactions still open, before it leaves
-     * the mark where it is and reports a stall; default 1 s.
+     * No longer waited for: holes are resolved by asking their owners, and there is no append fence. Kept so that
+     * configurations setting it still start; it still counts into {@link #detectorHeartbeatBound()}. Default 1 s.
      */
     public DaemonSettings appendFenceTimeout(Duration timeout) {
         this.appendFenceTimeout = positive("daemon.append-fence-timeout", timeout);

@@ -122,20 +122,18 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             return;
         }
         OffsetDateTime now = OffsetDateTime.now(store.clock());
-        // engines whose fence is not transaction-scoped release it only once the transaction has ended: a
-        // detector let in before the commit would take the rows still in flight for a rolled-back hole
-        Runnable[] releaseFence = new Runnable[1];
+        // what withdraws the ownership of the numbers drawn where the engine does not end it with the transaction;
+        // run only once the transaction has ended, so a hole stays owned until it is filled or permanent
+        List<Runnable> releaseOwnership = new ArrayList<>();
         try {
             store.transactions().inTransaction(store.dataSourceOf(tenantId), c -> {
-                writeChanges(c, now, releaseFence);
+                writeChanges(c, now, releaseOwnership);
                 return null;
             });
         } catch (SQLException e) {
             throw failure("saving changes", e);
         } finally {
-            if (releaseFence[0] != null) {
-                releaseFence[0].run();
-            }
+            releaseOwnership.forEach(Runnable::run);
         }
         if (!appends.isEmpty()) {
             // new events are what the daemon is for: a loop lost to a suspended container comes back now
@@ -146,20 +144,23 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     }
 
     /**
-     * Writes the buffered appends and documents on {@code c}, inside a transaction the caller owns. The append
-     * fence's release, once taken, is left in {@code releaseFence} for the caller to run after that transaction ended.
+     * Writes the buffered appends and documents on {@code c}, inside a transaction the caller owns. What withdraws
+     * the ownership of the sequence numbers drawn (where the engine does not end it with the transaction) is added to
+     * {@code releaseOwnership}, for the caller to run once that transaction has ended.
      */
-    private void writeChanges(Connection c, OffsetDateTime now, Runnable[] releaseFence) throws SQLException {
+    private void writeChanges(Connection c, OffsetDateTime now, List<Runnable> releaseOwnership) throws SQLException {
         List<EventEnvelope> inlineEvents = store.inlineAppliers().isEmpty() ? null : new ArrayList<>();
         // first, so every append of the tenant takes its sequence row before any stream row: one lock order
         long[] tenantSeq = {store.partitionedByTenant() && !appends.isEmpty() ? drawTenantNumbers(c, now) : 0};
         for (StreamAppend append : appends) {
             long headVersion = writeStream(c, append, now);
-            if (releaseFence[0] == null) {
-                // before the first identity value is drawn
-                releaseFence[0] = store.dialect().takeAppendFenceShared(c, store.names());
-            }
             tenantSeq[0] = writeEvents(c, append, headVersion, now, inlineEvents, tenantSeq[0]);
+            if (!store.partitionedByTenant()) {
+                // at once after the insert drew the numbers: the detector passes a hole without an owner.
+                // Partitioned stores read each tenant's gap-free numbers instead, with no detector
+                releaseOwnership.add(store.dialect().ownAppendedSequences(c, store.names(), store.eventSql(),
+                        tenantId, append.streamId(), headVersion - append.events().size() + 1, headVersion));
+            }
         }
         if (inlineEvents != null && !inlineEvents.isEmpty()) {
             applyInline(c, inlineEvents);
@@ -169,19 +170,13 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
 
     /**
      * Writes this unit of work into a transaction someone else owns (a daemon page appending the events its
-     * projections raised), on that transaction's connection, by the same path as {@link #saveChanges()}. The append
-     * fence's release is added to {@code afterTransaction}, to run once that transaction has ended, committed or not.
+     * projections raised), on that transaction's connection, by the same path as {@link #saveChanges()}. What
+     * withdraws the ownership of the numbers drawn is added to {@code afterTransaction}, to run once that transaction
+     * has ended, committed or not.
      */
     void writeWithin(Connection c, OffsetDateTime now, List<Runnable> afterTransaction) throws SQLException {
         ensureOpen();
-        Runnable[] releaseFence = new Runnable[1];
-        try {
-            writeChanges(c, now, releaseFence);
-        } finally {
-            if (releaseFence[0] != null) {
-                afterTransaction.add(releaseFence[0]);
-            }
-        }
+        writeChanges(c, now, afterTransaction);
         // the owner commits or rolls back; either way this unit of work is spent
         appends.clear();
         documentChanges.clear();

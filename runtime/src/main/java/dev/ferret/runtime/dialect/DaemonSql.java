@@ -24,10 +24,15 @@ package dev.ferret.runtime.dialect;
  *                           that long
  * @param countLiveNodes     (heartbeat cut-off in epoch millis) -&gt; HotCold nodes whose heartbeat row (a
  *                           progression row {@code Node:<id>} holding its last beat) is newer
+ * @param countSequences     (from, to) -&gt; how many committed events have a sequence in that range: the detector's
+ *                           re-read after it claimed a hole, which sees an owner that committed before the claim
+ * @param claimSequences     (from, to, owner lock key or name) -&gt; how many of those locks were held (0: all taken): takes the owner lock
+ *                           of each sequence of a hole without waiting, in the detector's transaction; any held lock
+ *                           means the hole's owner is still open (empty where the dialect keeps owners in memory)
  */
 public record DaemonSql(String highWaterMark, String listGaps, String loadPage, String tenantMarks,
                         String loadTenantPage, String selectProgression, String selectProgressionStamp,
                         String advanceProgression, String raiseMark, String deleteProgression,
                         String insertDeadLetter, String countLiveNodes,
-                        String deleteDeadNodes) {
+                        String deleteDeadNodes, String countSequences, String claimSequences) {
 }

@@ -55,10 +55,33 @@ public interface Dialect {
     OutboxSql outboxSql(TableNames names);
 
     /**
-     * Takes the append fence in shared mode inside an append transaction, before its first event insert, and
-     * returns what releases it after the transaction ended (nothing, where the engine ends it with the transaction).
+     * Makes the sequence numbers one append's inserts just drew (the rows of {@code streamId} from
+     * {@code firstVersion} to {@code lastVersion}, in the open transaction on {@code connection}) recognisable as in
+     * flight until that transaction ends, then checks that the high water mark has not already passed them. Called
+     * right after the append's event insert; see README "Holes and their owners" for why this order cannot lose a
+     * committed event.
+     *
+     * @return what to run once the transaction has ended (nothing, where the engine ends the ownership with it)
+     * @throws SequencesPassedException when the detector found a drawn number without an owner before this call
+     *                                  registered it and moved the mark past it; the append must roll back
      */
-    Runnable takeAppendFenceShared(Connection connection, TableNames names) throws SQLException;
+    Runnable ownAppendedSequences(Connection connection, TableNames names, EventSql sql, String tenantId,
+                                  String streamId, long firstVersion, long lastVersion) throws SQLException;
+
+    /**
+     * Inside the detector's open transaction on {@code connection}: takes, without waiting, the owner lock of every
+     * sequence from {@code from} to {@code to}. True when every one was free (no open transaction drew any of
+     * them); the locks then stay held until the transaction ends, so an append that drew one of them and has not
+     * registered it yet waits, and then finds the mark the detector raised in that same transaction. False when
+     * any was held: its owner is still open.
+     */
+    boolean tryClaimSequences(Connection connection, TableNames names, DaemonSql sql, long from, long to)
+            throws SQLException;
+
+    /** The name the owner locks of one store's sequence numbers derive from. */
+    static String sequenceOwnerName(TableNames names) {
+        return "ferret:seq:" + names.schema().toLowerCase(Locale.ROOT) + "." + names.prefix();
+    }
 
     /** Puts a connection's setting back; see {@link #waitForTenantSequence}. */
     @FunctionalInterface
@@ -92,13 +115,6 @@ public interface Dialect {
         long millis = timeout.toMillis() + (timeout.toNanosPart() % 1_000_000 == 0 ? 0 : 1);
         return (int) Math.max(1, millis);
     }
-
-    /**
-     * Tries to take the append fence exclusively, waiting at most {@code timeout} for open append transactions to
-     * end. Returns the release, or null when the fence could not be had in time.
-     */
-    Runnable tryTakeAppendFenceExclusive(Connection connection, TableNames names, Duration timeout)
-            throws SQLException;
 
     /**
      * Runs {@link DaemonSql#advanceProgression()}: true when the row moved from {@code floor} to {@code lastSeqId},
@@ -138,11 +154,6 @@ public interface Dialect {
     /** The name of one shard's HotCold lock. */
     static String shardLockName(TableNames names, String shardName) {
         return "ferret:shard:" + names.schema().toLowerCase(Locale.ROOT) + "." + names.prefix() + ":" + shardName;
-    }
-
-    /** The name of the append fence of one store's tables. */
-    static String appendFenceName(TableNames names) {
-        return "ferret:append-fence:" + names.schema().toLowerCase(Locale.ROOT) + "." + names.prefix();
     }
 
     /**

@@ -23,8 +23,15 @@ package dev.ferret.runtime.dialect;
  *                              it, because mssql-jdbc returns no generated keys from {@code executeBatch} and an
  *                              {@code OUTPUT} clause makes a batched statement fail; so every engine keeps its
  *                              batch and runs the one code path
+ * @param ownAppendedSequences  (owner lock key or name, tenant_id, stream_id, first version, last version) -&gt;
+ *                              the lowest seq_id: takes a transaction-scoped owner lock on each sequence number one
+ *                              append just drew, so the detector can tell its holes from rolled-back ones (empty
+ *                              where the dialect keeps owners in memory)
+ * @param selectPassedMark      () -&gt; last_seq_id of the {@code HighWaterMark} progression row: read right after
+ *                              {@code ownAppendedSequences}, a mark at or above a number the append drew means the
+ *                              detector passed it before the lock was taken (empty where owners are in memory)
  */
 public record EventSql(String insertStream, String upsertStream, String advanceStream, String selectStream,
                        String nextTenantSequence, String insertEvent, String selectStreamEvents,
-                       String selectAppendedSequences) {
+                       String selectAppendedSequences, String ownAppendedSequences, String selectPassedMark) {
 }

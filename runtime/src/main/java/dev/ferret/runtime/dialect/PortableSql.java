@@ -25,6 +25,10 @@ public final class PortableSql {
                 + " MAX(seq_id) AS highest FROM (" + over(eventsTable) + ") AS ordered";
     }
 
+    public static String countSequences(String eventsTable) {
+        return "SELECT COUNT(*) FROM " + eventsTable + " WHERE seq_id >= ? AND seq_id <= ?";
+    }
+
     public static String listGaps(String eventsTable) {
         return "SELECT seq_id AS before_gap, next_seq AS after_gap FROM (" + over(eventsTable) + ") AS ordered"
                 + " WHERE next_seq > seq_id + 1 ORDER BY seq_id";
@@ -39,6 +43,11 @@ public final class PortableSql {
     /** Tenants missing from the answer keep the mark they had (SQL Server skips a row an append holds). */
     public static String tenantMarks(TableNames t) {
         return "SELECT tenant_id, last_seq FROM " + t.tenantSequences();
+    }
+
+    /** See {@link EventSql#selectPassedMark()}; the row's name is the detector's, fixed. */
+    public static String selectPassedMark(TableNames t) {
+        return "SELECT last_seq_id FROM " + t.progression() + " WHERE name = 'HighWaterMark'";
     }
 
     public static String selectProgression(TableNames t) {

@@ -69,7 +69,9 @@ class DaemonConformanceTest {
         for (AutoCloseable closeable : toClose) {
             closeable.close();
         }
+        DaemonFixtures.LATCHES.values().forEach(CountDownLatch::countDown);
         DaemonFixtures.LATCHES.clear();
+        DaemonFixtures.ENTERED.clear();
         DaemonFixtures.poisonous = true;
     }
 
@@ -192,7 +194,7 @@ class DaemonConformanceTest {
     }
 
     @Test
-    void aRolledBackGapIsSkippedAfterTheThresholdAndRecorded() {
+    void aRolledBackHoleIsSkippedOnceItsOwnerIsGoneLongBeforeTheForcedThreshold() {
         TestDatabase db = database("gap");
         DocumentStore store = open(withTally(fastDaemon(db)));
         appendTicks(store, "g", 2);
@@ -202,11 +204,82 @@ class DaemonConformanceTest {
             assertThatThrownBy(session::saveChanges).isInstanceOf(ConcurrencyException.class);
         }
         appendTicks(store, "g", 1);
-        store.waitForNonStaleProjectionData(WAIT);
+        // the forced threshold is 60 s: only the owner probe can pass the hole within this bound
+        store.waitForNonStaleProjectionData(Duration.ofSeconds(10));
         assertThat(tally(store, "g")).isEqualTo(3);
         List<GapSkip> skips = store.daemon().status().highWaterMark().recentSkips();
-        assertThat(skips).hasSize(1);
-        assertThat(skips.get(0).toSequence() - skips.get(0).fromSequence()).isGreaterThanOrEqualTo(1);
+        assertThat(skips).singleElement().satisfies(skip -> {
+            assertThat(skip.toSequence() - skip.fromSequence()).isEqualTo(1);
+            assertThat(skip.reason()).startsWith("rolled back");
+        });
+    }
+
+    @Test
+    void anAppendHeldOpenAcrossAHoleKeepsTheMarkAtTheHoleWithoutBlockingOtherAppends() throws Exception {
+        TestDatabase db = database("held");
+        StoreOptions options = withTally(fastDaemon(db));
+        options.projections().add(new Holder(), Lifecycle.INLINE);
+        DocumentStore store = open(options);
+        appendTicks(store, "before", 1);
+        store.waitForNonStaleProjectionData(WAIT);
+        long heldAt = store.daemon().status().highWaterMark().mark() + 1;
+        CountDownLatch entered = new CountDownLatch(1);
+        DaemonFixtures.ENTERED.put("held", entered);
+        DaemonFixtures.LATCHES.put("held", new CountDownLatch(1));
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            CompletableFuture<Void> held = CompletableFuture.runAsync(() -> {
+                try (DocumentSession session = store.openSession()) {
+                    session.events().append("held", new Tick(1), new Hold("held"));
+                    session.saveChanges();
+                }
+            }, pool);
+            assertThat(entered.await(30, TimeUnit.SECONDS)).isTrue();
+
+            // while it is open, across several detections and past the stale threshold, other appends complete,
+            // rolled-back ones included; none waits on the open one or on the detector
+            CompletableFuture<Void> others = CompletableFuture.runAsync(() -> {
+                for (int i = 1; i <= 20; i++) {
+                    try (DocumentSession session = store.openSession()) {
+                        session.events().append("other", new Tick(-i));
+                        session.events().append("absent", 9, List.of(new Tick(0)));
+                        session.saveChanges();
+                    } catch (ConcurrencyException expected) {
+                        // a rolled-back hole above the held one, closed by the tick below
+                    }
+                    appendTicks(store, "other", 1);
+                    sleep(30);
+                }
+            }, pool);
+            others.get(20, TimeUnit.SECONDS);
+            await().atMost(WAIT).until(() -> store.daemon().status().highWaterMark().stalled());
+            assertThat(store.daemon().status().highWaterMark().mark()).as("held at the open append's hole")
+                    .isEqualTo(heldAt - 1);
+            assertThat(held).isNotDone();
+            assertThat(store.daemon().status().highWaterMark().recentSkips()).as("nothing passed yet").isEmpty();
+
+            DaemonFixtures.LATCHES.get("held").countDown();
+            held.get(30, TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+        store.waitForNonStaleProjectionData(WAIT);
+        assertThat(tally(store, "held")).isEqualTo(1);
+        assertThat(tally(store, "other")).isEqualTo(committedEvents(db, "other")).isEqualTo(20);
+        DaemonStatus status = store.daemon().status();
+        assertThat(status.highWaterMark().stalled()).isFalse();
+        assertThat(status.highWaterMark().totalSkips()).isEqualTo(20);
+        assertThat(status.highWaterMark().recentSkips())
+                .allSatisfy(skip -> assertThat(skip.reason()).startsWith("rolled back"));
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     @Test

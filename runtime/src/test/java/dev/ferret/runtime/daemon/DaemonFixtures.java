@@ -40,6 +40,12 @@ public final class DaemonFixtures {
 
     public static final Map<String, CountDownLatch> LATCHES = new ConcurrentHashMap<>();
 
+    /**
+     * Opened by {@link Holder} when it starts to wait on the latch of the same name: the append's numbers are drawn
+     * and owned, and its transaction is open.
+     */
+    public static final Map<String, CountDownLatch> ENTERED = new ConcurrentHashMap<>();
+
     /** Poison events throw while this is set. */
     public static volatile boolean poisonous = true;
 
@@ -68,6 +74,10 @@ public final class DaemonFixtures {
         @Override
         public void apply(EventEnvelope event, DocumentOperations operations) {
             if (event.data() instanceof Hold hold) {
+                CountDownLatch entered = ENTERED.get(hold.latch());
+                if (entered != null) {
+                    entered.countDown();
+                }
                 CountDownLatch latch = LATCHES.get(hold.latch());
                 try {
                     if (latch == null || !latch.await(120, TimeUnit.SECONDS)) {

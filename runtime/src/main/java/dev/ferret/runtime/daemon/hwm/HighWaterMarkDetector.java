@@ -14,6 +14,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -26,11 +27,14 @@ import org.slf4j.LoggerFactory;
  * Computes the high water mark: the highest sequence below which no hole can still fill.
  *
  * <p>Identity values are drawn outside transactions, so a hole is either a rolled-back append (permanent) or one
- * still in flight (it will fill). The mark stops before the first hole. Once a hole has stayed longer than the
- * stale threshold, the detector takes the append fence exclusively: every append transaction holds it shared from
- * before its first insert until it ends, so holding it proves no open transaction can still fill a hole, and the
- * re-read under it may move past every hole it sees. When the fence cannot be had (an append transaction stays
- * open), the mark holds and the stall is reported; only past the forced-skip threshold is the hole skipped, loudly.
+ * still in flight (it will fill). The mark stops before the first hole. Every append, right after its insert, takes
+ * a transaction-scoped owner lock on each number it drew ({@link Dialect#ownAppendedSequences}). A hole seen for
+ * longer than the grace (the polling interval, at most the stale threshold) is asked about its owner alone: in one
+ * transaction the detector takes the owner locks of the hole's numbers without waiting, re-reads the range, and
+ * raises the persisted mark past it. A held lock means the owner is open: the mark holds (reported as a stall past
+ * the stale threshold) and nothing waits on anything. No store-wide lock is taken. Only past the forced-skip
+ * threshold is an owned hole skipped, loudly. README "Holes and their owners" gives the argument that no committed
+ * event is passed.
  *
  * <p>All state is owned by the single thread that calls {@link #detect()}; {@link #mark()} and {@link #status()}
  * publish it to other threads.
@@ -42,6 +46,12 @@ public final class HighWaterMarkDetector {
     /** The progression row the mark is persisted in, so a restart does not wait on old holes again. */
     public static final String PROGRESSION_NAME = "HighWaterMark";
     private static final int RECENT_SKIPS = 20;
+    /**
+     * The most numbers one detection claims: every claimed number is a lock held until the claim commits, and
+     * PostgreSQL's lock table is shared and bounded; a larger hole (an identity cache lost in a restart) is passed
+     * over several detections.
+     */
+    static final int MAX_CLAIMED_SEQUENCES = 1_000;
 
     private final DataSource dataSource;
     private final Dialect dialect;
@@ -54,6 +64,7 @@ public final class HighWaterMarkDetector {
     private volatile HighWaterMarkStatus status;
 
     private long highestSeen;
+    private long persistedMark;
     private long trackedGapAt = -1;
     private Instant gapSeenAt;
     private final Deque<GapSkip> recentSkips = new ArrayDeque<>();
@@ -88,6 +99,7 @@ public final class HighWaterMarkDetector {
                 if (rs.next()) {
                     mark = rs.getLong(1);
                     highestSeen = mark;
+                    persistedMark = mark;
                 }
             }
         }
@@ -128,30 +140,35 @@ public final class HighWaterMarkDetector {
                 gapSeenAt = now;
             }
             Duration age = Duration.between(gapSeenAt, now);
-            if (age.compareTo(settings.getStaleSequenceThreshold()) >= 0) {
-                Long fenced = readUnderFence(window.gapAt, now);
-                if (fenced != null) {
-                    newMark = Math.max(newMark, fenced);
+            if (age.compareTo(ownerGrace()) >= 0) {
+                Claim claim = claimOwnerlessHoles(before, now);
+                if (claim.reached() != null) {
+                    newMark = Math.max(newMark, claim.reached());
+                    forgetGap();
+                } else if (!claim.firstHoleOwned()) {
+                    // filled since the first read: the next detection moves past it
                     forgetGap();
                 } else if (age.compareTo(settings.getForcedGapSkipThreshold()) >= 0) {
                     long from = window.gapAt + 1;
                     long to = window.afterGap - 1;
-                    LOG.error("Forcing the high water mark past sequences {}..{}: the append fence has been"
-                            + " unavailable for {} (an append transaction stays open). Events that commit into this"
-                            + " range will not be projected.", from, to, age);
-                    skipped(new GapSkip(from, to, "forced: append fence unavailable for " + age, now));
+                    LOG.error("Forcing the high water mark past sequences {}..{}: the append transaction that drew"
+                            + " them has been open for {}. Events that commit into this range will not be"
+                            + " projected.", from, to, age);
+                    skipped(new GapSkip(from, to, "forced: its append transaction open for " + age, now));
                     newMark = to;
                     forgetGap();
-                } else {
+                } else if (age.compareTo(settings.getStaleSequenceThreshold()) >= 0) {
                     stalledFor = age;
-                    LOG.warn("High water mark held at {} for {}: an append transaction that may still fill"
-                            + " sequences from {} is open", window.gapAt, age, window.gapAt + 1);
+                    LOG.warn("High water mark held at {} for {}: the append transaction that drew sequence {} is"
+                            + " open", window.gapAt, age, window.gapAt + 1);
                 }
             }
         }
         boolean moved = newMark > before;
         if (moved) {
-            persist(newMark, now);
+            if (newMark > persistedMark) {
+                persist(newMark, now);
+            }
             mark = newMark;
         }
         status = new HighWaterMarkStatus(mark, highestSeen, true, null, stalledFor, List.copyOf(recentSkips),
@@ -169,45 +186,98 @@ public final class HighWaterMarkDetector {
     }
 
     /**
-     * Takes the append fence and re-reads under it. Returns the highest sequence then, below which every hole is
-     * permanent, or null when the fence could not be had in time.
+     * How long a hole is left to its append before its owner is asked: an append registers its numbers one
+     * statement after drawing them, and a hole claimed in between makes that append roll back (it is not lost, but
+     * it fails), so a hole is first given one poll.
      */
-    private Long readUnderFence(long gapAt, Instant now) throws SQLException {
+    private Duration ownerGrace() {
+        Duration poll = settings.getPollingInterval();
+        Duration stale = settings.getStaleSequenceThreshold();
+        return poll.compareTo(stale) < 0 ? poll : stale;
+    }
+
+    /**
+     * What a claim reached: the sequence the mark may move to (a committed event, or the end of a claimed part of a
+     * hole), or null when the first hole could not be claimed; then whether that was because its owner is open.
+     */
+    private record Claim(Long reached, boolean firstHoleOwned) {
+    }
+
+    /**
+     * In one transaction, takes the owner locks of the holes above {@code from}, in order, until one is owned, and
+     * raises the persisted mark past those it took: an append that drew one of their numbers and has not registered
+     * it waits for this commit, then finds the mark above its number and rolls back. Each claimed range is re-read
+     * under its locks, so an owner that committed between the list and the claim is seen (and nothing is passed).
+     */
+    private Claim claimOwnerlessHoles(long from, Instant now) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
-            Runnable release = null;
             try {
-                release = dialect.tryTakeAppendFenceExclusive(c, names, settings.getAppendFenceTimeout());
-                if (release == null) {
-                    c.rollback();
-                    return null;
-                }
-                List<long[]> gaps = new ArrayList<>();
-                try (PreparedStatement ps = c.prepareStatement(sql.listGaps())) {
-                    ps.setLong(1, gapAt);
-                    ps.setLong(2, gapAt);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            gaps.add(new long[] {rs.getLong(1), rs.getLong(2)});
-                        }
+                List<long[]> gaps = listGaps(c, from);
+                Long reached = null;
+                boolean firstHoleOwned = false;
+                List<GapSkip> passed = new ArrayList<>();
+                long budget = MAX_CLAIMED_SEQUENCES;
+                for (long[] gap : gaps) {
+                    long first = gap[0] + 1;
+                    long last = Math.min(gap[1] - 1, first + budget - 1);
+                    boolean owned = !dialect.tryClaimSequences(c, names, sql, first, last);
+                    // an owner that committed between the list and the claim: not a hole, and not a stall either
+                    if (owned || countSequences(c, first, last) > 0) {
+                        firstHoleOwned = owned && reached == null;
+                        // the event before this hole is committed, and so is every one since the last hole passed
+                        reached = reached == null ? null : gap[0];
+                        break;
+                    }
+                    passed.add(new GapSkip(first, last,
+                            "rolled back: no open transaction owns it (its owner lock was free)", now));
+                    budget -= last - first + 1;
+                    reached = last == gap[1] - 1 ? gap[1] : last;
+                    if (budget == 0) {
+                        break;
                     }
                 }
-                long highest = read(c, gapAt).highest;
-                c.commit();
-                for (long[] gap : gaps) {
-                    skipped(new GapSkip(gap[0] + 1, gap[1] - 1,
-                            "rolled back: no open append transaction could fill it (append fence held)", now));
-                    LOG.info("High water mark moves past sequences {}..{}: rolled back appends", gap[0] + 1,
-                            gap[1] - 1);
+                if (reached == null) {
+                    c.rollback();
+                    return new Claim(null, firstHoleOwned);
                 }
-                return highest;
+                raiseMark(c, reached, now);
+                c.commit();
+                persistedMark = Math.max(persistedMark, reached);
+                for (GapSkip skip : passed) {
+                    skipped(skip);
+                    LOG.info("High water mark moves past sequences {}..{}: rolled back appends", skip.fromSequence(),
+                            skip.toSequence());
+                }
+                return new Claim(reached, false);
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
                 throw e;
-            } finally {
-                if (release != null) {
-                    release.run();
+            }
+        }
+    }
+
+    private List<long[]> listGaps(Connection c, long from) throws SQLException {
+        List<long[]> gaps = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql.listGaps())) {
+            ps.setLong(1, from);
+            ps.setLong(2, from);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    gaps.add(new long[] {rs.getLong(1), rs.getLong(2)});
                 }
+            }
+        }
+        return gaps;
+    }
+
+    private long countSequences(Connection c, long first, long last) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.countSequences())) {
+            ps.setLong(1, first);
+            ps.setLong(2, last);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
             }
         }
     }
@@ -240,11 +310,17 @@ public final class HighWaterMarkDetector {
     }
 
     private void persist(long newMark, Instant now) throws SQLException {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(sql.raiseMark())) {
+        try (Connection c = dataSource.getConnection()) {
+            raiseMark(c, newMark, now);
+        }
+        persistedMark = newMark;
+    }
+
+    private void raiseMark(Connection c, long newMark, Instant now) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.raiseMark())) {
             ps.setString(1, PROGRESSION_NAME);
             ps.setLong(2, newMark);
-            ps.setObject(3, OffsetDateTime.ofInstant(now, java.time.ZoneOffset.UTC));
+            ps.setObject(3, OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
             ps.executeUpdate();
         }
     }

@@ -17,6 +17,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -24,7 +25,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * H2 in its own SQL (not a compatibility mode): {@code JSON} columns written with {@code FORMAT JSON}, identity
@@ -253,7 +253,10 @@ public final class H2Dialect implements Dialect {
                         + " VALUES (?, ?, ?, ?, ? FORMAT JSON, ?, ?, ?)",
                 "SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id FROM "
                         + t.events() + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version",
-                PortableSql.selectAppendedSequences(t));
+                PortableSql.selectAppendedSequences(t),
+                // the owners of numbers in flight live in this JVM (H2SequenceOwners), not in the database
+                "",
+                "");
     }
 
     @Override
@@ -309,45 +312,37 @@ public final class H2Dialect implements Dialect {
                 PortableSql.deleteProgression(t),
                 PortableSql.insertDeadLetter(t),
                 PortableSql.countLiveNodes(t),
-                PortableSql.deleteDeadNodes(t));
+                PortableSql.deleteDeadNodes(t),
+                PortableSql.countSequences(t.events()),
+                "");
     }
 
-    /**
-     * H2 has no advisory locks. Embedded H2 lives in this JVM, so a read-write lock per database and store stands
-     * in: appenders hold the read side for their transaction, the detector takes the write side for one re-read.
-     */
-    private static final ConcurrentMap<String, ReentrantReadWriteLock> APPEND_FENCES = new ConcurrentHashMap<>();
-    private static final long APPEND_FENCE_WAIT_MILLIS = 30_000;
-
-    private static ReentrantReadWriteLock fence(Connection connection, TableNames names) throws SQLException {
-        String key = connection.getMetaData().getURL() + "|" + Dialect.appendFenceName(names);
-        return APPEND_FENCES.computeIfAbsent(key, k -> new ReentrantReadWriteLock(true));
+    private static H2SequenceOwners owners(Connection connection, TableNames names) throws SQLException {
+        return H2SequenceOwners.of(connection.getMetaData().getURL() + "|" + Dialect.sequenceOwnerName(names));
     }
 
     @Override
-    public Runnable takeAppendFenceShared(Connection connection, TableNames names) throws SQLException {
-        ReentrantReadWriteLock.ReadLock shared = fence(connection, names).readLock();
-        try {
-            if (!shared.tryLock(APPEND_FENCE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
-                throw new java.sql.SQLTransientException("timed out waiting for the append fence");
+    public Runnable ownAppendedSequences(Connection connection, TableNames names, EventSql sql, String tenantId,
+                                         String streamId, long firstVersion, long lastVersion) throws SQLException {
+        List<Long> drawn = new ArrayList<>();
+        try (PreparedStatement ps = connection.prepareStatement(sql.selectAppendedSequences())) {
+            ps.setString(1, tenantId);
+            ps.setString(2, streamId);
+            ps.setLong(3, firstVersion);
+            ps.setLong(4, lastVersion);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    drawn.add(rs.getLong(1));
+                }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.sql.SQLTransientException("interrupted waiting for the append fence", e);
         }
-        return shared::unlock;
+        return owners(connection, names).own(drawn.stream().mapToLong(Long::longValue).toArray());
     }
 
     @Override
-    public Runnable tryTakeAppendFenceExclusive(Connection connection, TableNames names, Duration timeout)
+    public boolean tryClaimSequences(Connection connection, TableNames names, DaemonSql sql, long from, long to)
             throws SQLException {
-        ReentrantReadWriteLock.WriteLock exclusive = fence(connection, names).writeLock();
-        try {
-            return exclusive.tryLock(timeout.toMillis(), TimeUnit.MILLISECONDS) ? exclusive::unlock : null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.sql.SQLTransientException("interrupted waiting for the append fence", e);
-        }
+        return owners(connection, names).tryPass(from, to);
     }
 
     /** Connection broken, lock timeout, deadlock, database closed. */

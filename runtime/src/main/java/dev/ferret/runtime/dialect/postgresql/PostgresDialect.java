@@ -11,10 +11,12 @@ import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.OutboxSql;
 import dev.ferret.runtime.dialect.SchemaObject;
 import dev.ferret.runtime.dialect.SchemaSql;
+import dev.ferret.runtime.dialect.SequenceOwnership;
 import dev.ferret.runtime.dialect.ShardLockSession;
 import dev.ferret.runtime.dialect.TableNames;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -163,7 +165,13 @@ public final class PostgresDialect implements Dialect {
                         + " VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?)",
                 "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
                         + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version",
-                PortableSql.selectAppendedSequences(t));
+                PortableSql.selectAppendedSequences(t),
+                // two-int advisory keys (store, sequence number): a separate key space from the bigint keys of the
+                // shard and migration locks; numbers 2^31 apart share a lock, never two in flight at once
+                "SELECT MIN(seq_id), COUNT(pg_advisory_xact_lock(CAST(? AS integer),"
+                        + " CAST(seq_id % 2147483648 AS integer))) FROM " + t.events()
+                        + " WHERE tenant_id = ? AND stream_id = ? AND version >= ? AND version <= ?",
+                PortableSql.selectPassedMark(t));
     }
 
     @Override
@@ -212,7 +220,11 @@ public final class PostgresDialect implements Dialect {
                 PortableSql.deleteProgression(t),
                 PortableSql.insertDeadLetter(t),
                 PortableSql.countLiveNodes(t),
-                PortableSql.deleteDeadNodes(t));
+                PortableSql.deleteDeadNodes(t),
+                PortableSql.countSequences(t.events()),
+                // every number is tried (no short cut), so a failed claim holds some locks until its rollback
+                "SELECT COUNT(*) FROM generate_series(CAST(? AS bigint), CAST(? AS bigint)) AS hole(seq_id)"
+                        + " WHERE NOT pg_try_advisory_xact_lock(CAST(? AS integer), CAST(seq_id % 2147483648 AS integer))");
     }
 
     @Override
@@ -231,34 +243,43 @@ public final class PostgresDialect implements Dialect {
         }
     }
 
-    static final String FENCE_SHARED = "SELECT pg_advisory_xact_lock_shared(?)";
-    static final String FENCE_EXCLUSIVE = "SELECT pg_advisory_xact_lock(?)";
+    /** The first argument of the two-int owner locks of one store's sequence numbers. */
+    static int sequenceOwnerKey(TableNames names) {
+        return (int) (AdvisoryLockKeys.keyOf(Dialect.sequenceOwnerName(names)) >>> Integer.SIZE);
+    }
 
     @Override
-    public Runnable takeAppendFenceShared(Connection connection, TableNames names) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(FENCE_SHARED)) {
-            ps.setLong(1, AdvisoryLockKeys.keyOf(Dialect.appendFenceName(names)));
-            ps.execute();
+    public Runnable ownAppendedSequences(Connection connection, TableNames names, EventSql sql, String tenantId,
+                                         String streamId, long firstVersion, long lastVersion) throws SQLException {
+        long lowest;
+        try (PreparedStatement ps = connection.prepareStatement(sql.ownAppendedSequences())) {
+            ps.setInt(1, sequenceOwnerKey(names));
+            ps.setString(2, tenantId);
+            ps.setString(3, streamId);
+            ps.setLong(4, firstVersion);
+            ps.setLong(5, lastVersion);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                lowest = rs.getLong(1);
+            }
         }
+        // a statement of its own: in READ COMMITTED its snapshot is taken after the locks above were granted, so it
+        // sees the mark a detector committed while holding one of them
+        SequenceOwnership.requireNotPassed(connection, sql, lowest);
         return () -> { };
     }
 
-    /** Needs an open transaction on {@code connection}: the lock is released when it ends. */
     @Override
-    public Runnable tryTakeAppendFenceExclusive(Connection connection, TableNames names, Duration timeout)
+    public boolean tryClaimSequences(Connection connection, TableNames names, DaemonSql sql, long from, long to)
             throws SQLException {
-        try (Statement s = connection.createStatement()) {
-            s.execute("SET LOCAL lock_timeout = " + Dialect.timeoutMillis(timeout));
-        }
-        try (PreparedStatement ps = connection.prepareStatement(FENCE_EXCLUSIVE)) {
-            ps.setLong(1, AdvisoryLockKeys.keyOf(Dialect.appendFenceName(names)));
-            ps.execute();
-            return () -> { };
-        } catch (SQLException e) {
-            if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
-                return null;
+        try (PreparedStatement ps = connection.prepareStatement(sql.claimSequences())) {
+            ps.setLong(1, from);
+            ps.setLong(2, to);
+            ps.setInt(3, sequenceOwnerKey(names));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1) == 0;
             }
-            throw e;
         }
     }
 

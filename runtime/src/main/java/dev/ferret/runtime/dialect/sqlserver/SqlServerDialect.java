@@ -11,11 +11,13 @@ import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.OutboxSql;
 import dev.ferret.runtime.dialect.SchemaObject;
 import dev.ferret.runtime.dialect.SchemaSql;
+import dev.ferret.runtime.dialect.SequenceOwnership;
 import dev.ferret.runtime.dialect.ShardLockSession;
 import dev.ferret.runtime.dialect.TableNames;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
@@ -237,7 +239,23 @@ public final class SqlServerDialect implements Dialect {
                         + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
                         + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version",
-                PortableSql.selectAppendedSequences(t));
+                PortableSql.selectAppendedSequences(t),
+                // one transaction-owned applock per number drawn: sp_getapplock takes its resource only as a
+                // constant or a variable, hence the name built into @resource first
+                "SET NOCOUNT ON; DECLARE @prefix nvarchar(200) = ?, @seq bigint, @lowest bigint,"
+                        + " @resource nvarchar(255), @result int;"
+                        + " DECLARE drawn CURSOR LOCAL FAST_FORWARD FOR SELECT seq_id FROM " + t.events()
+                        + " WHERE tenant_id = ? AND stream_id = ? AND version >= ? AND version <= ?;"
+                        + " OPEN drawn; FETCH NEXT FROM drawn INTO @seq;"
+                        + " WHILE @@FETCH_STATUS = 0 BEGIN"
+                        + " IF @lowest IS NULL OR @seq < @lowest SET @lowest = @seq;"
+                        + " SET @resource = CONCAT(@prefix, @seq);"
+                        + " EXEC @result = sp_getapplock @Resource = @resource, @LockMode = 'Exclusive',"
+                        + " @LockOwner = 'Transaction', @LockTimeout = 30000;"
+                        + " IF @result < 0 THROW 51000, 'sp_getapplock on a sequence owner lock failed', 1;"
+                        + " FETCH NEXT FROM drawn INTO @seq; END;"
+                        + " CLOSE drawn; DEALLOCATE drawn; SELECT @lowest;",
+                PortableSql.selectPassedMark(t));
     }
 
     @Override
@@ -310,53 +328,70 @@ public final class SqlServerDialect implements Dialect {
                 PortableSql.deleteProgression(t),
                 PortableSql.insertDeadLetter(t),
                 PortableSql.countLiveNodes(t),
-                PortableSql.deleteDeadNodes(t));
+                PortableSql.deleteDeadNodes(t),
+                // READPAST: a row whose append has not registered it yet is skipped, not waited for; that append
+                // then waits on the claim's applock and finds the mark raised
+                PortableSql.countSequences(events),
+                // APPLOCK_TEST first, so a held lock is seen without a request queued behind its owner; the
+                // lock is then taken without waiting (@LockTimeout = 0), since the owner may commit in between
+                "SET NOCOUNT ON; DECLARE @seq bigint = ?, @to bigint = ?, @prefix nvarchar(200) = ?,"
+                        + " @resource nvarchar(255), @result int, @held int = 0;"
+                        + " WHILE @seq <= @to AND @held = 0 BEGIN"
+                        + " SET @resource = CONCAT(@prefix, @seq);"
+                        + " IF APPLOCK_TEST('public', @resource, 'Exclusive', 'Transaction') = 0 SET @held = 1"
+                        + " ELSE BEGIN"
+                        + " EXEC @result = sp_getapplock @Resource = @resource, @LockMode = 'Exclusive',"
+                        + " @LockOwner = 'Transaction', @LockTimeout = 0;"
+                        + " IF @result < 0 SET @held = 1; END;"
+                        + " SET @seq = @seq + 1; END;"
+                        + " SELECT @held;");
     }
 
-    /*
-     * Appenders hold the fence in shared mode for their transaction (their first statement has opened it); the
-     * detector takes it exclusively on its session for the length of one re-read, and releases it explicitly.
-     */
-    static final String FENCE_SHARED = "{? = call sp_getapplock(?, 'Shared', 'Transaction', ?)}";
-    static final String FENCE_EXCLUSIVE = "{? = call sp_getapplock(?, 'Exclusive', 'Session', ?)}";
-    static final String FENCE_RELEASE = "{? = call sp_releaseapplock(?, 'Session')}";
-    private static final int APPEND_FENCE_WAIT_MILLIS = 30_000;
+    /** What every owner lock's resource name starts with; the sequence number follows. */
+    static String sequenceOwnerPrefix(TableNames names) {
+        return Dialect.sequenceOwnerName(names) + ":";
+    }
 
     @Override
-    public Runnable takeAppendFenceShared(Connection connection, TableNames names) throws SQLException {
-        int result = applock(connection, FENCE_SHARED, Dialect.appendFenceName(names), APPEND_FENCE_WAIT_MILLIS);
-        if (result < 0) {
-            throw new java.sql.SQLTransientException("sp_getapplock on the append fence returned " + result);
+    public Runnable ownAppendedSequences(Connection connection, TableNames names, EventSql sql, String tenantId,
+                                         String streamId, long firstVersion, long lastVersion) throws SQLException {
+        long lowest;
+        try (PreparedStatement ps = connection.prepareStatement(sql.ownAppendedSequences())) {
+            ps.setString(1, sequenceOwnerPrefix(names));
+            ps.setString(2, tenantId);
+            ps.setString(3, streamId);
+            ps.setLong(4, firstVersion);
+            ps.setLong(5, lastVersion);
+            lowest = singleLong(ps);
         }
+        // a statement after the locks were granted: it sees a mark a detector committed while holding one of them
+        SequenceOwnership.requireNotPassed(connection, sql, lowest);
         return () -> { };
     }
 
     @Override
-    public Runnable tryTakeAppendFenceExclusive(Connection connection, TableNames names, Duration timeout)
+    public boolean tryClaimSequences(Connection connection, TableNames names, DaemonSql sql, long from, long to)
             throws SQLException {
-        String resource = Dialect.appendFenceName(names);
-        if (applock(connection, FENCE_EXCLUSIVE, resource, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis())) < 0) {
-            return null;
+        try (PreparedStatement ps = connection.prepareStatement(sql.claimSequences())) {
+            ps.setLong(1, from);
+            ps.setLong(2, to);
+            ps.setString(3, sequenceOwnerPrefix(names));
+            return singleLong(ps) == 0;
         }
-        return () -> {
-            try (CallableStatement call = connection.prepareCall(FENCE_RELEASE)) {
-                call.registerOutParameter(1, Types.INTEGER);
-                call.setString(2, resource);
-                call.execute();
-            } catch (SQLException e) {
-                LoggerFactory.getLogger(SqlServerDialect.class).warn("Releasing the append fence failed", e);
-            }
-        };
     }
 
-    private static int applock(Connection connection, String call, String resource, int timeoutMillis)
-            throws SQLException {
-        try (CallableStatement statement = connection.prepareCall(call)) {
-            statement.registerOutParameter(1, Types.INTEGER);
-            statement.setString(2, resource);
-            statement.setInt(3, timeoutMillis);
-            statement.execute();
-            return statement.getInt(1);
+    /** The one value of a T-SQL batch's final SELECT, past any update counts its other statements report. */
+    private static long singleLong(PreparedStatement ps) throws SQLException {
+        boolean isResultSet = ps.execute();
+        while (!isResultSet && ps.getUpdateCount() != -1) {
+            isResultSet = ps.getMoreResults();
+        }
+        if (!isResultSet) {
+            throw new SQLException("the batch returned no result set");
+        }
+        try (ResultSet rs = ps.getResultSet()) {
+            rs.next();
+            return rs.getLong(1);
         }
     }
 

@@ -1,37 +1,58 @@
 package dev.ferret.runtime.daemon.hwm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ferret.ConcurrencyException;
 import dev.ferret.DocumentSession;
+import dev.ferret.StoreOptions;
 import dev.ferret.daemon.DaemonSettings;
+import dev.ferret.projections.Lifecycle;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.FerretDocumentStore;
 import dev.ferret.runtime.StoreSeams;
+import dev.ferret.runtime.daemon.DaemonFixtures;
+import dev.ferret.runtime.daemon.DaemonFixtures.Hold;
+import dev.ferret.runtime.daemon.DaemonFixtures.Holder;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
+import dev.ferret.runtime.dialect.SequencesPassedException;
 import dev.ferret.runtime.testing.MutableClock;
 import dev.ferret.runtime.testing.TestDatabase;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The detector's time rules on a hand-moved clock: a hole holds the mark until it is stale, a stale hole is passed
- * once the fence proves it permanent, and a fence that cannot be had stalls the mark until the forced-skip threshold.
+ * The detector's rules on a hand-moved clock, against the engine under test: a hole is left to its append for one
+ * grace (the polling interval), then its owner is asked. An owned hole holds the mark (a stall past the stale
+ * threshold) while other appends go on, until its owner ends or the forced-skip threshold; an ownerless hole is
+ * passed and recorded; an append that drew numbers the detector passed before it registered them rolls back.
  */
 @Tag("conformance")
 class HighWaterMarkDetectorTest {
 
+    private static final Duration GRACE = Duration.ofMillis(500);
+
     private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final DaemonSettings settings = new DaemonSettings()
+            .pollingInterval(GRACE)
             .staleSequenceThreshold(Duration.ofSeconds(3))
-            .appendFenceTimeout(Duration.ofMillis(100))
             .forcedGapSkipThreshold(Duration.ofSeconds(60));
+    private final ExecutorService pool = Executors.newCachedThreadPool();
     private TestDatabase db;
     private FerretDocumentStore store;
     private HighWaterMarkDetector detector;
@@ -39,13 +60,18 @@ class HighWaterMarkDetectorTest {
     @BeforeEach
     void start() {
         db = TestDatabase.create("hwm");
-        store = Ferret.createStore(db.options().events().register(Tick.class).and(),
-                StoreSeams.defaults().withClock(clock));
+        StoreOptions options = db.options().events().register(Tick.class).register(Hold.class).and();
+        options.projections().add(new Holder(), Lifecycle.INLINE);
+        store = Ferret.createStore(options, StoreSeams.defaults().withClock(clock));
         detector = new HighWaterMarkDetector(store.dataSource(), store.dialect(), store.names(), settings, clock);
     }
 
     @AfterEach
     void stop() {
+        DaemonFixtures.LATCHES.values().forEach(CountDownLatch::countDown);
+        DaemonFixtures.LATCHES.clear();
+        DaemonFixtures.ENTERED.clear();
+        pool.shutdownNow();
         store.close();
         db.close();
     }
@@ -67,6 +93,21 @@ class HighWaterMarkDetectorTest {
         }
     }
 
+    /** Starts an append whose transaction stays open, its one number drawn and owned, until {@code latch} opens. */
+    private CompletableFuture<Void> holdOpen(String latch) throws InterruptedException {
+        CountDownLatch entered = new CountDownLatch(1);
+        DaemonFixtures.ENTERED.put(latch, entered);
+        DaemonFixtures.LATCHES.put(latch, new CountDownLatch(1));
+        CompletableFuture<Void> held = CompletableFuture.runAsync(() -> {
+            try (DocumentSession session = store.openSession()) {
+                session.events().append("held-" + latch, new Hold(latch));
+                session.saveChanges();
+            }
+        }, pool);
+        assertThat(entered.await(30, TimeUnit.SECONDS)).as("the held append reached its inline projection").isTrue();
+        return held;
+    }
+
     @Test
     void skipTotalsCountEveryGapWhileRecentSkipsKeepABoundedWindow() throws Exception {
         for (int i = 0; i < 25; i++) {
@@ -74,7 +115,7 @@ class HighWaterMarkDetectorTest {
             append("a");
         }
         detector.detect();
-        clock.advance(Duration.ofSeconds(4));
+        clock.advance(GRACE);
         detector.detect();
         assertThat(detector.mark()).isEqualTo(75);
         assertThat(detector.status().recentSkips()).hasSize(20);
@@ -93,18 +134,18 @@ class HighWaterMarkDetectorTest {
     }
 
     @Test
-    void aHoleHoldsTheMarkUntilStaleThenThePermanentHoleIsPassedAndRecorded() throws Exception {
+    void aRolledBackHoleIsPassedOneGraceAfterItWasSeenWithoutWaitingForTheStaleThreshold() throws Exception {
         append("a");
         appendAndRollBack();
         append("a");
         detector.detect();
         assertThat(detector.mark()).isEqualTo(1);
 
-        clock.advance(Duration.ofMillis(2_900));
+        clock.advance(GRACE.minusMillis(100));
         detector.detect();
-        assertThat(detector.mark()).as("not stale yet").isEqualTo(1);
+        assertThat(detector.mark()).as("within the grace its append may still be registering").isEqualTo(1);
 
-        clock.advance(Duration.ofMillis(200));
+        clock.advance(Duration.ofMillis(100));
         detector.detect();
         assertThat(detector.mark()).isEqualTo(4);
         assertThat(detector.status().recentSkips()).singleElement().satisfies(skip -> {
@@ -114,36 +155,94 @@ class HighWaterMarkDetectorTest {
             assertThat(skip.at()).isEqualTo(clock.instant());
         });
         assertThat(detector.status().stalled()).isFalse();
+        assertThat(db.queryLong("SELECT last_seq_id FROM " + db.table("pc_event_progression")
+                + " WHERE name = 'HighWaterMark'")).as("persisted in the claim's transaction").isEqualTo(4);
     }
 
     @Test
-    void anOpenAppendStallsTheMarkAndOnlyTheForcedThresholdSkipsIt() throws Exception {
+    void anOwnedHoleHoldsTheMarkWhileOtherAppendsCompleteAndOnlyTheForcedThresholdSkipsIt() throws Exception {
         append("a");
-        appendAndRollBack();
-        append("a");
-        // an append transaction that never ends holds the fence in shared mode
-        try (Connection open = store.dataSource().getConnection()) {
-            open.setAutoCommit(false);
-            Runnable release = store.dialect().takeAppendFenceShared(open, store.names());
-            try {
-                detector.detect();
-                clock.advance(Duration.ofSeconds(5));
-                detector.detect();
-                assertThat(detector.mark()).isEqualTo(1);
-                assertThat(detector.status().stalled()).isTrue();
-                assertThat(detector.status().stalledFor()).isEqualTo(Duration.ofSeconds(5));
+        CompletableFuture<Void> held = holdOpen("forced");
+        // other appends are not made to wait by the open one, nor by the detector asking about its hole
+        CompletableFuture.runAsync(() -> {
+            append("b");
+            append("b");
+        }, pool).get(10, TimeUnit.SECONDS);
+        detector.detect();
+        clock.advance(GRACE);
+        detector.detect();
+        CompletableFuture.runAsync(() -> append("b"), pool).get(10, TimeUnit.SECONDS);
+        clock.advance(Duration.ofSeconds(5));
+        detector.detect();
+        assertThat(detector.mark()).as("held at the hole the open append owns").isEqualTo(1);
+        assertThat(detector.status().recentSkips()).isEmpty();
+        assertThat(detector.status().stalled()).isTrue();
+        assertThat(detector.status().stalledFor()).isEqualTo(Duration.ofSeconds(5).plus(GRACE));
 
-                clock.advance(Duration.ofSeconds(60));
-                detector.detect();
-                assertThat(detector.status().recentSkips()).singleElement()
-                        .satisfies(skip -> assertThat(skip.reason()).startsWith("forced"));
-                detector.detect();
-                assertThat(detector.mark()).isEqualTo(4);
-            } finally {
-                open.rollback();
-                release.run();
+        clock.advance(Duration.ofSeconds(60));
+        detector.detect();
+        assertThat(detector.status().recentSkips()).singleElement()
+                .satisfies(skip -> assertThat(skip.reason()).startsWith("forced"));
+        detector.detect();
+        assertThat(detector.mark()).isEqualTo(5);
+        DaemonFixtures.LATCHES.get("forced").countDown();
+        held.get(30, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aHoleWhoseOwnerCommitsIsFilledNeverSkipped() throws Exception {
+        append("a");
+        CompletableFuture<Void> held = holdOpen("commits");
+        appendAndRollBack();
+        append("b");
+        detector.detect();
+        clock.advance(Duration.ofSeconds(10));
+        detector.detect();
+        assertThat(detector.mark()).isEqualTo(1);
+        assertThat(detector.status().stalled()).isTrue();
+
+        DaemonFixtures.LATCHES.get("commits").countDown();
+        held.get(30, TimeUnit.SECONDS);
+        detector.detect();
+        clock.advance(GRACE);
+        detector.detect();
+        assertThat(detector.mark()).isEqualTo(5);
+        assertThat(detector.status().recentSkips()).singleElement().satisfies(skip -> {
+            assertThat(skip.fromSequence()).as("only the rolled-back numbers").isEqualTo(3);
+            assertThat(skip.toSequence()).isEqualTo(4);
+        });
+        assertThat(detector.status().stalled()).isFalse();
+    }
+
+    @Test
+    void anAppendWhoseNumbersWerePassedBeforeItRegisteredThemRollsBack() throws Exception {
+        append("a");
+        // an append that has drawn its number (the insert ran) and not yet taken its owner lock: the race window
+        try (Connection late = store.dataSource().getConnection()) {
+            late.setAutoCommit(false);
+            try (PreparedStatement ps = late.prepareStatement(store.eventSql().insertEvent())) {
+                store.dialect().bindUuid(ps, 1, UUID.randomUUID());
+                ps.setString(2, "late");
+                ps.setLong(3, 1);
+                ps.setString(4, "tick");
+                ps.setString(5, "{\"n\":1}");
+                ps.setObject(6, OffsetDateTime.now(clock));
+                ps.setString(7, StoreOptions.DEFAULT_TENANT);
+                ps.setNull(8, Types.BIGINT);
+                ps.executeUpdate();
             }
+            append("a");
+            detector.detect();
+            clock.advance(GRACE);
+            detector.detect();
+            assertThat(detector.mark()).as("the hole looked ownerless and was passed").isEqualTo(3);
+
+            assertThatThrownBy(() -> store.dialect().ownAppendedSequences(late, store.names(), store.eventSql(),
+                    StoreOptions.DEFAULT_TENANT, "late", 1, 1)).isInstanceOf(SequencesPassedException.class);
+            late.rollback();
         }
+        assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_events") + " WHERE stream_id = 'late'"))
+                .as("never committed, so nothing was lost").isZero();
     }
 
     @Test
@@ -152,7 +251,7 @@ class HighWaterMarkDetectorTest {
         appendAndRollBack();
         append("a");
         detector.detect();
-        clock.advance(Duration.ofSeconds(4));
+        clock.advance(GRACE);
         detector.detect();
         assertThat(detector.mark()).isEqualTo(4);
 

@@ -36,11 +36,12 @@ class SqlServerDialectTest {
     }
 
     @Test
-    void theAppendFenceIsASharedTransactionApplockAgainstAnExclusiveSessionOne() {
-        assertThat(SqlServerDialect.FENCE_SHARED).isEqualTo("{? = call sp_getapplock(?, 'Shared', 'Transaction', ?)}");
-        assertThat(SqlServerDialect.FENCE_EXCLUSIVE)
-                .isEqualTo("{? = call sp_getapplock(?, 'Exclusive', 'Session', ?)}");
-        assertThat(SqlServerDialect.FENCE_RELEASE).isEqualTo("{? = call sp_releaseapplock(?, 'Session')}");
+    void sequenceOwnerLocksAreNamedPerStoreAndFitAnApplockResource() {
+        TableNames names = new TableNames("Sales", "pc_");
+        assertThat(SqlServerDialect.sequenceOwnerPrefix(names)).isEqualTo("ferret:seq:sales.pc_:");
+        // the batch declares @prefix nvarchar(200); the number adds at most 20 characters to it, within 255
+        assertThat(SqlServerDialect.sequenceOwnerPrefix(new TableNames("s".repeat(63), "p".repeat(20))))
+                .hasSizeLessThanOrEqualTo(200);
     }
 
     @Test
