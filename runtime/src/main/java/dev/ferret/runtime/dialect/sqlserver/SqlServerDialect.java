@@ -333,9 +333,13 @@ public final class SqlServerDialect implements Dialect {
                 // then waits on the claim's applock and finds the mark raised
                 PortableSql.countSequences(events),
                 // APPLOCK_TEST first, so a held lock is seen without a request queued behind its owner; the
-                // lock is then taken without waiting (@LockTimeout = 0), since the owner may commit in between
+                // lock is then taken without waiting (@LockTimeout = 0), since the owner may commit in between.
+                // The SELECT from a table comes first because this batch opens the claim's transaction: under the
+                // driver's implicit transactions an EXEC opens none (sp_getapplock would return -999), and an
+                // explicit BEGIN TRANSACTION would open two nested ones that the driver's commit ends only one of
                 "SET NOCOUNT ON; DECLARE @seq bigint = ?, @to bigint = ?, @prefix nvarchar(200) = ?,"
-                        + " @resource nvarchar(255), @result int, @held int = 0;"
+                        + " @resource nvarchar(255), @result int, @held int = 0, @opened int;"
+                        + " SELECT @opened = COUNT(*) FROM " + t.progression() + " WHERE name = N'HighWaterMark';"
                         + " WHILE @seq <= @to AND @held = 0 BEGIN"
                         + " SET @resource = CONCAT(@prefix, @seq);"
                         + " IF APPLOCK_TEST('public', @resource, 'Exclusive', 'Transaction') = 0 SET @held = 1"
