@@ -182,6 +182,26 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         documentChanges.clear();
     }
 
+    /**
+     * The event's JSON, which must be an object or an array: SQL Server's {@code ISJSON} check (before 2022) refuses a
+     * top-level scalar that PostgreSQL and H2 would take, and an event must be storable on every engine alike.
+     */
+    private String structuredJson(Object event) {
+        String json = store.serializer().toJson(event);
+        for (int i = 0; i < json.length(); i++) {
+            char c = json.charAt(i);
+            if (!Character.isWhitespace(c)) {
+                if (c == '{' || c == '[') {
+                    return json;
+                }
+                break;
+            }
+        }
+        throw new IllegalArgumentException("event type " + event.getClass().getName() + " serializes to a JSON scalar ("
+                + (json.length() > 40 ? json.substring(0, 40) + "..." : json) + "); events must serialize to a JSON"
+                + " object or array on every engine: wrap the value in a record");
+    }
+
     /** Moves the stream's head and returns its version afterwards. */
     private long writeStream(Connection c, StreamAppend append, OffsetDateTime now) throws SQLException {
         EventSql sql = store.eventSql();
@@ -308,7 +328,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                 ps.setString(2, append.streamId());
                 ps.setLong(3, version++);
                 ps.setString(4, alias);
-                ps.setString(5, store.serializer().toJson(event));
+                ps.setString(5, structuredJson(event));
                 ps.setObject(6, now);
                 ps.setString(7, tenantId);
                 if (partitioned) {

@@ -42,8 +42,11 @@ class EventStoreConformanceTest {
         db = TestDatabase.create("events");
         store = Ferret.createStore(db.options()
                 .documents().register(Customer.class).and()
-                .events().register(ItemAdded.class, "item_added").and());
+                .events().register(ItemAdded.class, "item_added").register(Priority.class).and());
     }
+
+    /** Serializes to a bare JSON string, which SQL Server's ISJSON would refuse. */
+    public enum Priority { HIGH, LOW }
 
     @AfterAll
     void stop() {
@@ -53,6 +56,17 @@ class EventStoreConformanceTest {
         if (db != null) {
             db.close();
         }
+    }
+
+    @Test
+    void anEventThatSerializesToAJsonScalarIsRefusedOnEveryEngineAndNothingIsWritten() {
+        String stream = newStreamId();
+        try (DocumentSession session = store.openSession()) {
+            session.events().append(stream, new OrderPlaced("o1", "alice", 120), Priority.HIGH);
+            assertThatThrownBy(session::saveChanges).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining(Priority.class.getName()).hasMessageContaining("JSON scalar");
+        }
+        assertThat(store.querySession().fetchStream(stream)).isEmpty();
     }
 
     @Test
