@@ -3,20 +3,11 @@ package dev.ferret.runtime.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ferret.DatabaseEngine;
 import dev.ferret.DocumentStore;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
-import dev.ferret.runtime.testing.TestDatabase;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.h2.tools.Server;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -32,41 +23,16 @@ class HotColdProcessTest {
 
     @Test
     void killingTheProcessThatHoldsTheShardHandsItToTheOtherNode() throws Exception {
-        String db = System.getProperty("ferret.test.db", "h2").toLowerCase(Locale.ROOT);
-        String schema = "ft_proc_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
-        Server tcp = null;
-        String url;
-        if (db.equals("h2")) {
-            tcp = Server.createTcpServer("-tcpPort", "0", "-ifNotExists").start();
-            url = "jdbc:h2:tcp://localhost:" + tcp.getPort() + "/mem:" + schema + ";DB_CLOSE_DELAY=-1";
-        } else {
-            url = System.getProperty("ferret.test.url");
-            assertThat(url).as("ferret.test.url").isNotBlank();
-        }
-        Process other = null;
-        try {
-            other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), HotColdNode.class.getName(), url, schema)
-                    .redirectErrorStream(true).start();
+        try (SharedDatabase shared = SharedDatabase.create("proc")) {
             AtomicInteger otherOwns = new AtomicInteger(-1);
-            Process watched = other;
-            Thread reader = new Thread(() -> {
-                try (BufferedReader lines = new BufferedReader(
-                        new InputStreamReader(watched.getInputStream(), StandardCharsets.UTF_8))) {
-                    for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                        if (line.startsWith("OWNS ")) {
-                            otherOwns.set(Integer.parseInt(line.substring(5).trim()));
-                        }
-                    }
-                } catch (Exception ignored) {
-                    // the process ended
+            Process other = shared.startNode(HotColdNode.class, line -> {
+                if (line.startsWith("OWNS ")) {
+                    otherOwns.set(Integer.parseInt(line.substring(5).trim()));
                 }
             });
-            reader.setDaemon(true);
-            reader.start();
             await().atMost(WAIT).until(() -> otherOwns.get() == 1);
 
-            try (DocumentStore local = Ferret.createStore(HotColdNode.options(url, schema))) {
+            try (DocumentStore local = Ferret.createStore(HotColdNode.options(shared.url, shared.schema))) {
                 DaemonFixtures.appendTicks(local, "p", 20);
                 await().atMost(WAIT).until(() -> local.querySession().load(Tally.class, "p")
                         .map(Tally::count).orElse(0L) == 20);
@@ -78,25 +44,6 @@ class HotColdProcessTest {
                 local.waitForNonStaleProjectionData(WAIT);
                 assertThat(local.querySession().load(Tally.class, "p").orElseThrow().count()).isEqualTo(40);
             }
-        } finally {
-            if (other != null) {
-                other.destroyForcibly();
-            }
-            if (tcp != null) {
-                tcp.stop();
-            } else {
-                try (var admin = new com.zaxxer.hikari.HikariDataSource(poolFor(url))) {
-                    TestDatabase.dropSchema(admin, db.startsWith("sqlserver") ? DatabaseEngine.SQL_SERVER
-                            : DatabaseEngine.POSTGRESQL, schema);
-                }
-            }
         }
-    }
-
-    private static com.zaxxer.hikari.HikariConfig poolFor(String url) {
-        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
-        config.setJdbcUrl(url);
-        config.setMaximumPoolSize(1);
-        return config;
     }
 }

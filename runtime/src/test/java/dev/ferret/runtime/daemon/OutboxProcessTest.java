@@ -3,31 +3,22 @@ package dev.ferret.runtime.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.ferret.DocumentStore;
 import dev.ferret.projections.OutboxMessage;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
-import org.h2.tools.Server;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -46,55 +37,30 @@ class OutboxProcessTest {
 
     @Test
     void aNodeKilledRightAfterACommitLosesNoMessageAndTheNewOwnerDeliversTheRest() throws Exception {
-        String db = System.getProperty("ferret.test.db", "h2").toLowerCase(Locale.ROOT);
-        String schema = "ft_outbox_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
-        Server tcp = null;
-        String url;
-        if (db.equals("h2")) {
-            tcp = Server.createTcpServer("-tcpPort", "0", "-ifNotExists").start();
-            url = "jdbc:h2:tcp://localhost:" + tcp.getPort() + "/mem:" + schema + ";DB_CLOSE_DELAY=-1";
-        } else {
-            url = System.getProperty("ferret.test.url");
-            assertThat(url).as("ferret.test.url").isNotBlank();
-        }
-        Process other = null;
-        try {
-            other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), OutboxNode.class.getName(), url, schema, "15")
-                    .redirectErrorStream(true).start();
+        try (SharedDatabase shared = SharedDatabase.create("outbox")) {
             AtomicInteger otherOwns = new AtomicInteger(-1);
             Map<String, Long> deliveredThere = new ConcurrentHashMap<>();
             Set<String> halted = ConcurrentHashMap.newKeySet();
-            Process watched = other;
-            Thread reader = new Thread(() -> {
-                try (BufferedReader lines = new BufferedReader(
-                        new InputStreamReader(watched.getInputStream(), StandardCharsets.UTF_8))) {
-                    for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                        if (line.startsWith("OWNS ")) {
-                            otherOwns.set(Integer.parseInt(line.substring(5).trim()));
-                        } else if (line.startsWith("DELIVERED ")) {
-                            String[] parts = line.split(" ");
-                            deliveredThere.put(parts[1], Long.parseLong(parts[2]));
-                        } else if (line.equals("HALT")) {
-                            halted.add(line);
-                        }
-                    }
-                } catch (Exception ignored) {
-                    // the process ended
+            Process other = shared.startNode(OutboxNode.class, line -> {
+                if (line.startsWith("OWNS ")) {
+                    otherOwns.set(Integer.parseInt(line.substring(5).trim()));
+                } else if (line.startsWith("DELIVERED ")) {
+                    String[] parts = line.split(" ");
+                    deliveredThere.put(parts[1], Long.parseLong(parts[2]));
+                } else if (line.equals("HALT")) {
+                    halted.add(line);
                 }
-            });
-            reader.setDaemon(true);
-            reader.start();
+            }, "15");
             await().atMost(WAIT).until(() -> otherOwns.get() == 1);
 
             List<OutboxMessage> deliveredHere = Collections.synchronizedList(new ArrayList<>());
-            try (DocumentStore local = Ferret.createStore(OutboxNode.options(url, schema, deliveredHere::add))) {
+            try (DocumentStore local = Ferret.createStore(
+                    OutboxNode.options(shared.url, shared.schema, deliveredHere::add))) {
                 assertThat(((AsyncDaemon) local.daemon()).ownedShards()).isEmpty();
                 DaemonFixtures.appendTicks(local, "p", TICKS);
 
                 assertThat(other.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the node halted").isTrue();
-                reader.join(WAIT.toMillis());
-                assertThat(halted).as("halted by its after-commit hook").isNotEmpty();
+                await().atMost(WAIT).until(() -> !halted.isEmpty());
 
                 await().atMost(WAIT).until(() -> ((AsyncDaemon) local.daemon()).ownedShards().size() == 1);
                 local.waitForNonStaleProjectionData(WAIT);
@@ -113,18 +79,6 @@ class OutboxProcessTest {
                 assertThat(ids(deliveredHere)).as("the new owner delivers each message once").hasSize(
                         deliveredHere.size());
             }
-        } finally {
-            if (other != null) {
-                other.destroyForcibly();
-            }
-            if (tcp != null) {
-                tcp.stop();
-            } else {
-                try (var admin = new HikariDataSource(poolFor(url));
-                     var c = admin.getConnection(); var s = c.createStatement()) {
-                    s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-                }
-            }
         }
     }
 
@@ -139,12 +93,5 @@ class OutboxProcessTest {
         synchronized (messages) {
             return messages.stream().map(OutboxMessage::id).collect(Collectors.toSet());
         }
-    }
-
-    private static HikariConfig poolFor(String url) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
-        config.setMaximumPoolSize(1);
-        return config;
     }
 }
