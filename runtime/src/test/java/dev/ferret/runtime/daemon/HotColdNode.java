@@ -18,7 +18,11 @@ public final class HotColdNode {
     }
 
     public static void main(String[] args) throws Exception {
-        DocumentStore store = Ferret.createStore(options(args[0], args[1]));
+        reportOwnership(Ferret.createStore(options(args[0], args[1])));
+    }
+
+    /** Prints {@code OWNS <n>} whenever the number of shards this node holds changes, until the process ends. */
+    static void reportOwnership(DocumentStore store) throws InterruptedException {
         Set<String> last = null;
         while (true) {
             Set<String> owned = ((AsyncDaemon) store.daemon()).ownedShards();

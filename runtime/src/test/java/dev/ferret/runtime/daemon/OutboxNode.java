@@ -10,7 +10,6 @@ import dev.ferret.projections.SideEffectPublisher;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
 import java.time.Duration;
-import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -45,17 +44,7 @@ public final class OutboxNode {
             System.out.flush();
         });
         options.projections().asyncListeners().add(halting);
-        var store = Ferret.createStore(options);
-        Set<String> last = null;
-        while (true) {
-            Set<String> owned = ((AsyncDaemon) store.daemon()).ownedShards();
-            if (!owned.equals(last)) {
-                System.out.println("OWNS " + owned.size());
-                System.out.flush();
-                last = owned;
-            }
-            Thread.sleep(50);
-        }
+        HotColdNode.reportOwnership(Ferret.createStore(options));
     }
 
     static StoreOptions options(String url, String schema, SideEffectPublisher publisher) {
