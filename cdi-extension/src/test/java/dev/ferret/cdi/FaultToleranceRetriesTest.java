@@ -7,12 +7,19 @@ import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.runtime.retry.TransientRetry;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
 /**
- * The seam's contract outside a container (no interceptor, so one attempt): a transient failure travels through
- * {@code @Retry} wrapped and comes back to the runtime as itself; anything else passes straight through.
+ * The seam's contract outside a container, without a database: with no interceptor there is one attempt, so a
+ * transient failure travels through {@code @Retry} wrapped and comes back to the runtime as itself, and anything
+ * else passes straight through. With {@code @Retry}'s re-invocation played by hand, the retries and back-offs are
+ * the daemon settings', recorded instead of slept.
  */
 class FaultToleranceRetriesTest {
 
@@ -37,5 +44,77 @@ class FaultToleranceRetriesTest {
             throw syntax;
         })).isSameAs(syntax);
         assertThat(retry.call(() -> 42)).isEqualTo(42);
+    }
+
+    private final List<Duration> waits = new ArrayList<>();
+
+    /** Plays the container's {@code @Retry}: invokes again while the method throws TransientPageFailure. */
+    private final FaultToleranceRetries intercepted = new FaultToleranceRetries(waits::add) {
+        @Override
+        public <T> T attempt(Callable<T> attempt, Predicate<Throwable> isTransient) throws Exception {
+            for (int invocation = 0; ; invocation++) {
+                try {
+                    return super.attempt(attempt, isTransient);
+                } catch (TransientPageFailure retried) {
+                    assertThat(invocation).as("re-invocations").isLessThan(100);
+                }
+            }
+        }
+    };
+
+    @Test
+    void theRetriesAndBackOffsAreTheDaemonSettingsNotAFixedFiveTimesOneHundredMilliseconds() {
+        DaemonSettings settings = new DaemonSettings().maxTransientRetries(3)
+                .transientRetryBackoff(Duration.ofMillis(40)).maxRetryBackoff(Duration.ofMillis(100));
+        TransientRetry retry = intercepted.factory().create("Orders:All", settings,
+                e -> e instanceof SQLTransientConnectionException);
+        AtomicInteger attempts = new AtomicInteger();
+        SQLTransientConnectionException outage = new SQLTransientConnectionException("down", "08001");
+        assertThatThrownBy(() -> retry.call(() -> {
+            attempts.incrementAndGet();
+            throw outage;
+        })).isSameAs(outage);
+        assertThat(attempts).hasValue(4);
+        assertThat(waits).containsExactly(Duration.ofMillis(40), Duration.ofMillis(80), Duration.ofMillis(100));
+    }
+
+    @Test
+    void aPageThatRecoversReturnsItsResultAfterWaitingOnlyTheBackOffsItNeeded() throws Exception {
+        TransientRetry retry = intercepted.factory().create("Orders:All", new DaemonSettings(),
+                e -> e instanceof SQLTransientConnectionException);
+        AtomicInteger attempts = new AtomicInteger();
+        assertThat(retry.call(() -> {
+            if (attempts.incrementAndGet() < 3) {
+                throw new SQLTransientConnectionException("down", "08001");
+            }
+            return "page";
+        })).isEqualTo("page");
+        assertThat(waits).containsExactly(Duration.ofMillis(100), Duration.ofMillis(200));
+    }
+
+    @Test
+    void zeroRetriesMeansOneAttemptAndNoWait() {
+        TransientRetry retry = intercepted.factory().create("Orders:All", new DaemonSettings().maxTransientRetries(0),
+                e -> e instanceof SQLTransientConnectionException);
+        AtomicInteger attempts = new AtomicInteger();
+        assertThatThrownBy(() -> retry.call(() -> {
+            attempts.incrementAndGet();
+            throw new SQLTransientConnectionException("down", "08001");
+        })).isInstanceOf(SQLTransientConnectionException.class);
+        assertThat(attempts).hasValue(1);
+        assertThat(waits).isEmpty();
+    }
+
+    @Test
+    void aFailureThatIsNotTransientIsNeverRetried() {
+        TransientRetry retry = intercepted.factory().create("Orders:All", new DaemonSettings(),
+                e -> e instanceof SQLTransientConnectionException);
+        AtomicInteger attempts = new AtomicInteger();
+        assertThatThrownBy(() -> retry.call(() -> {
+            attempts.incrementAndGet();
+            throw new SQLException("syntax", "42000");
+        })).hasMessage("syntax");
+        assertThat(attempts).hasValue(1);
+        assertThat(waits).isEmpty();
     }
 }
