@@ -80,9 +80,11 @@ public final class DaemonSettings {
     public static final Setting<Long> TENANT_LOAD_BUDGET = declare("tenantLoadBudget", "daemon.tenant-load-budget",
             Long.class, 0L, new Rule<>("0 (unbounded) or more", n -> n >= 0),
             "most events this node's agents may have loaded but not committed; agents wait for room in one FIFO"
-                    + " line, and a load is always allowed when nothing is in flight");
+                    + " line, and a load is always allowed when nothing is in flight;"
+                    + " see [Many tenants](#many-tenants)");
     public static final Setting<Double> TENANT_LOAD_MEMORY_THRESHOLD = declare("tenantLoadMemoryThreshold",
-            "daemon.tenant-load-memory-threshold", Double.class, 0.9, new Rule<>("in (0, 1]", f -> f > 0 && f <= 1),
+            "daemon.tenant-load-memory-threshold", Double.class, 0.9,
+            new Rule<>("a fraction of the maximum heap in (0, 1]", f -> f > 0 && f <= 1),
             "with a budget: used heap after GC past this fraction of the maximum lets no new page in until the work"
                     + " in flight drains");
     public static final Setting<Integer> MAX_CONCURRENT_EVENT_LOADS = declare("maxConcurrentEventLoadsPerDatabase",

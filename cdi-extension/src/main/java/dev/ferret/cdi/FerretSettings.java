@@ -54,8 +54,8 @@ public final class FerretSettings {
     private static final List<Key> DECLARED = new ArrayList<>();
 
     public static final Key DATASOURCE = key("ferret.datasource", "JNDI name", "`" + DEFAULT_DATASOURCE + "`");
-    public static final Key TRANSACTIONS = key("ferret.transactions",
-            "`jta` \\| `jdbc` (`jdbc` for a non-transactional data source)", "`jta`");
+    public static final Key TRANSACTIONS = key("ferret.transactions", "`jta` \\| `jdbc`",
+            "`jta` (`jdbc` for a non-transactional data source)");
     public static final Key MANAGED_EXECUTOR = key("ferret.executor.managed-executor", "JNDI name",
             "`" + DEFAULT_MANAGED_EXECUTOR + "`");
     public static final Key MANAGED_SCHEDULED_EXECUTOR = key("ferret.executor.managed-scheduled-executor",
