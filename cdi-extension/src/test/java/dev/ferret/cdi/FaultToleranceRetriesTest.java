@@ -23,28 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 class FaultToleranceRetriesTest {
 
-    private final TransientRetry retry = new FaultToleranceRetries().factory()
-            .create("Orders:All", new DaemonSettings(), e -> e instanceof SQLTransientConnectionException);
-
-    @Test
-    void aTransientFailureComesBackUnwrappedOnceRetriesAreSpent() {
-        AtomicInteger attempts = new AtomicInteger();
-        SQLTransientConnectionException outage = new SQLTransientConnectionException("down", "08001");
-        assertThatThrownBy(() -> retry.call(() -> {
-            attempts.incrementAndGet();
-            throw outage;
-        })).isSameAs(outage);
-        assertThat(attempts).hasValue(1);
-    }
-
-    @Test
-    void otherFailuresAndResultsPassThrough() throws Exception {
-        SQLException syntax = new SQLException("syntax", "42000");
-        assertThatThrownBy(() -> retry.call(() -> {
-            throw syntax;
-        })).isSameAs(syntax);
-        assertThat(retry.call(() -> 42)).isEqualTo(42);
-    }
+    private final TransientRetry retry = retryOf(new FaultToleranceRetries(), new DaemonSettings());
 
     private final List<Duration> waits = new ArrayList<>();
 
@@ -62,28 +41,48 @@ class FaultToleranceRetriesTest {
         }
     };
 
+    private static TransientRetry retryOf(FaultToleranceRetries bean, DaemonSettings settings) {
+        return bean.factory().create("Orders:All", settings, e -> e instanceof SQLTransientConnectionException);
+    }
+
+    /** How often a page that always fails with {@code failure} was attempted before it came back to the runtime. */
+    private static int attemptsOfAPageFailingWith(TransientRetry retry, Exception failure) {
+        AtomicInteger attempts = new AtomicInteger();
+        assertThatThrownBy(() -> retry.call(() -> {
+            attempts.incrementAndGet();
+            throw failure;
+        })).isSameAs(failure);
+        return attempts.get();
+    }
+
+    @Test
+    void aTransientFailureComesBackUnwrappedOnceRetriesAreSpent() {
+        assertThat(attemptsOfAPageFailingWith(retry, new SQLTransientConnectionException("down", "08001")))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void otherFailuresAndResultsPassThrough() throws Exception {
+        SQLException syntax = new SQLException("syntax", "42000");
+        assertThatThrownBy(() -> retry.call(() -> {
+            throw syntax;
+        })).isSameAs(syntax);
+        assertThat(retry.call(() -> 42)).isEqualTo(42);
+    }
+
     @Test
     void theRetriesAndBackOffsAreTheDaemonSettingsNotAFixedFiveTimesOneHundredMilliseconds() {
         DaemonSettings settings = new DaemonSettings().maxTransientRetries(3)
                 .transientRetryBackoff(Duration.ofMillis(40)).maxRetryBackoff(Duration.ofMillis(100));
-        TransientRetry retry = intercepted.factory().create("Orders:All", settings,
-                e -> e instanceof SQLTransientConnectionException);
-        AtomicInteger attempts = new AtomicInteger();
-        SQLTransientConnectionException outage = new SQLTransientConnectionException("down", "08001");
-        assertThatThrownBy(() -> retry.call(() -> {
-            attempts.incrementAndGet();
-            throw outage;
-        })).isSameAs(outage);
-        assertThat(attempts).hasValue(4);
+        assertThat(attemptsOfAPageFailingWith(retryOf(intercepted, settings),
+                new SQLTransientConnectionException("down", "08001"))).isEqualTo(4);
         assertThat(waits).containsExactly(Duration.ofMillis(40), Duration.ofMillis(80), Duration.ofMillis(100));
     }
 
     @Test
     void aPageThatRecoversReturnsItsResultAfterWaitingOnlyTheBackOffsItNeeded() throws Exception {
-        TransientRetry retry = intercepted.factory().create("Orders:All", new DaemonSettings(),
-                e -> e instanceof SQLTransientConnectionException);
         AtomicInteger attempts = new AtomicInteger();
-        assertThat(retry.call(() -> {
+        assertThat(retryOf(intercepted, new DaemonSettings()).call(() -> {
             if (attempts.incrementAndGet() < 3) {
                 throw new SQLTransientConnectionException("down", "08001");
             }
@@ -94,27 +93,15 @@ class FaultToleranceRetriesTest {
 
     @Test
     void zeroRetriesMeansOneAttemptAndNoWait() {
-        TransientRetry retry = intercepted.factory().create("Orders:All", new DaemonSettings().maxTransientRetries(0),
-                e -> e instanceof SQLTransientConnectionException);
-        AtomicInteger attempts = new AtomicInteger();
-        assertThatThrownBy(() -> retry.call(() -> {
-            attempts.incrementAndGet();
-            throw new SQLTransientConnectionException("down", "08001");
-        })).isInstanceOf(SQLTransientConnectionException.class);
-        assertThat(attempts).hasValue(1);
+        assertThat(attemptsOfAPageFailingWith(retryOf(intercepted, new DaemonSettings().maxTransientRetries(0)),
+                new SQLTransientConnectionException("down", "08001"))).isEqualTo(1);
         assertThat(waits).isEmpty();
     }
 
     @Test
     void aFailureThatIsNotTransientIsNeverRetried() {
-        TransientRetry retry = intercepted.factory().create("Orders:All", new DaemonSettings(),
-                e -> e instanceof SQLTransientConnectionException);
-        AtomicInteger attempts = new AtomicInteger();
-        assertThatThrownBy(() -> retry.call(() -> {
-            attempts.incrementAndGet();
-            throw new SQLException("syntax", "42000");
-        })).hasMessage("syntax");
-        assertThat(attempts).hasValue(1);
+        assertThat(attemptsOfAPageFailingWith(retryOf(intercepted, new DaemonSettings()),
+                new SQLException("syntax", "42000"))).isEqualTo(1);
         assertThat(waits).isEmpty();
     }
 }
