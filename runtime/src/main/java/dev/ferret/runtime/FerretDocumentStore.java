@@ -172,7 +172,8 @@ public final class FerretDocumentStore implements DocumentStore {
         }
         this.inlineAppliers = List.copyOf(inline);
         this.sideEffectPublisher = options.projections().getOutboxPublisher();
-        DaemonSettings settings = options.daemon();
+        // the daemon's threads read this copy; the caller's settings are sealed against changes from here on
+        DaemonSettings settings = options.daemon().sealForStart();
         this.daemon = new AsyncDaemon(this, settings, async, options.projections().asyncListeners(),
                 seams.executors().apply(Math.max(1, Math.min(settings.getWorkerThreads(),
                         partitionedByTenant ? Integer.MAX_VALUE : async.size()))), seams.retries());
