@@ -14,7 +14,7 @@ import dev.ferret.projections.Lifecycle;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.DocumentSql;
-import dev.ferret.runtime.dialect.Dialects;
+import dev.ferret.runtime.engines.Dialects;
 import dev.ferret.runtime.dialect.TableNames;
 import dev.ferret.runtime.json.JsonbSerializer;
 import java.sql.Connection;

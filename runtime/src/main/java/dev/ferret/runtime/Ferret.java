@@ -7,7 +7,7 @@ import dev.ferret.DatabaseEngine;
 import dev.ferret.DatabaseException;
 import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
-import dev.ferret.runtime.dialect.Dialects;
+import dev.ferret.runtime.engines.Dialects;
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -62,7 +62,7 @@ public final class Ferret {
                             + " database runs " + engine + "; every tenancy database must run the same engine");
                 }
             }
-            return new FerretDocumentStore(options, dataSource, ownedPool,
+            return StoreAssembly.assemble(options, dataSource, ownedPool,
                     Dialects.of(engine, options.events().getAppendLockTimeout()), seams);
         } catch (RuntimeException e) {
             if (ownedPool != null) {

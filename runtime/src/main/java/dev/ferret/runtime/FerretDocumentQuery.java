@@ -33,7 +33,7 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
         if (value == null) {
             throw new IllegalArgumentException("value of query property '" + property + "' must not be null");
         }
-        properties.add(session.store.dialect().propertyArgument(property));
+        properties.add(session.context.dialect().propertyArgument(property));
         values.add(value.toString());
         return this;
     }
@@ -47,7 +47,7 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
     @Override
     public List<T> toList() {
         session.ensureOpen();
-        try (Connection c = session.store.dataSourceOf(session.tenantId).getConnection();
+        try (Connection c = session.context.dataSourceOf(session.tenantId).getConnection();
              PreparedStatement ps = c.prepareStatement(withFilters(mapping.sql().selectAll()) + " ORDER BY id")) {
             bind(ps);
             return session.readDocuments(ps, mapping.type());
@@ -59,7 +59,7 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
     @Override
     public long count() {
         session.ensureOpen();
-        try (Connection c = session.store.dataSourceOf(session.tenantId).getConnection();
+        try (Connection c = session.context.dataSourceOf(session.tenantId).getConnection();
              PreparedStatement ps = c.prepareStatement(withFilters(mapping.sql().countAll()))) {
             bind(ps);
             try (ResultSet rs = ps.executeQuery()) {

@@ -1,12 +1,12 @@
 package dev.ferret.runtime.daemon;
 
 import dev.ferret.daemon.DaemonSettings;
+import dev.ferret.runtime.time.TimeSource;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +34,7 @@ final class RearmingLoop {
     private final Duration afterFailure;
     /** Past its due time by this much, a run that has not started counts as lost. */
     private final Duration grace;
-    private final LongSupplier nanoTime;
+    private final TimeSource time;
 
     private ScheduledFuture<?> pending;
     private long dueNanos;
@@ -55,19 +55,19 @@ final class RearmingLoop {
     }
 
     RearmingLoop(String name, ScheduledExecutorService scheduler, Body body, Duration afterFailure, Duration grace,
-                 LongSupplier nanoTime) {
+                 TimeSource time) {
         this.name = name;
         this.scheduler = scheduler;
         this.body = body;
         this.afterFailure = afterFailure;
         this.grace = grace;
-        this.nanoTime = nanoTime;
+        this.time = time;
     }
 
     /** Starts the loop: its first run after {@code delay}. */
     synchronized void start(Duration delay) {
         stopped = false;
-        lastCompletedNanos = nanoTime.getAsLong();
+        lastCompletedNanos = time.nanoTime();
         arm(delay);
     }
 
@@ -88,7 +88,7 @@ final class RearmingLoop {
         if (stopped) {
             return;
         }
-        dueNanos = nanoTime.getAsLong() + delay.toNanos();
+        dueNanos = time.nanoTime() + delay.toNanos();
         try {
             pending = scheduler.schedule(this::run, delay.toMillis(), TimeUnit.MILLISECONDS);
             if (refusedInARow > 0) {
@@ -121,7 +121,7 @@ final class RearmingLoop {
         } finally {
             synchronized (this) {
                 running = false;
-                lastCompletedNanos = nanoTime.getAsLong();
+                lastCompletedNanos = time.nanoTime();
                 arm(next);
             }
         }
@@ -135,7 +135,7 @@ final class RearmingLoop {
         if (stopped || running) {
             return false;
         }
-        long now = nanoTime.getAsLong();
+        long now = time.nanoTime();
         boolean lost = pending == null || pending.isCancelled() || pending.isDone()
                 || now - dueNanos > grace.toNanos();
         if (!lost) {
@@ -155,7 +155,7 @@ final class RearmingLoop {
 
     /** Time since the last run ended (or since the start, before the first run). */
     synchronized Duration sinceLastRun() {
-        return Duration.ofNanos(Math.max(0, nanoTime.getAsLong() - lastCompletedNanos));
+        return Duration.ofNanos(Math.max(0, time.nanoTime() - lastCompletedNanos));
     }
 
     synchronized boolean armed() {

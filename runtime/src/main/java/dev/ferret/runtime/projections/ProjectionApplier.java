@@ -4,7 +4,7 @@ import dev.ferret.EventEnvelope;
 import dev.ferret.projections.AggregateProjection;
 import dev.ferret.projections.EventProjection;
 import dev.ferret.projections.Projection;
-import dev.ferret.runtime.FerretDocumentStore;
+import dev.ferret.runtime.context.StoreContext;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Set;
@@ -30,9 +30,9 @@ public interface ProjectionApplier {
     Set<Class<?>> documentTypes();
 
     /** The tables a rebuild tears down. */
-    default List<dev.ferret.runtime.documents.DocumentMapping<?>> documentMappings(FerretDocumentStore store) {
+    default List<dev.ferret.runtime.documents.DocumentMapping<?>> documentMappings(StoreContext context) {
         List<dev.ferret.runtime.documents.DocumentMapping<?>> mappings = new java.util.ArrayList<>();
-        documentTypes().forEach(type -> mappings.add(store.mapping(type)));
+        documentTypes().forEach(type -> mappings.add(context.mapping(type)));
         return mappings;
     }
 
@@ -61,13 +61,13 @@ public interface ProjectionApplier {
         apply(events, batch, errors);
     }
 
-    static ProjectionApplier of(dev.ferret.subscriptions.SubscriptionBase subscription, FerretDocumentStore store) {
-        return new SubscriptionApplier(subscription, store);
+    static ProjectionApplier of(dev.ferret.subscriptions.SubscriptionBase subscription, StoreContext context) {
+        return new SubscriptionApplier(subscription, context);
     }
 
-    static ProjectionApplier of(Projection projection, FerretDocumentStore store) {
+    static ProjectionApplier of(Projection projection, StoreContext context) {
         if (projection instanceof AggregateProjection<?, ?> aggregate) {
-            return new AggregateApplier<>(aggregate, store);
+            return new AggregateApplier<>(aggregate, context);
         }
         return new EventProjectionApplier((EventProjection) projection);
     }
