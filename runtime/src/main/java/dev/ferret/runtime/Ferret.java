@@ -3,6 +3,7 @@ package dev.ferret.runtime;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.pool.HikariPool;
+import dev.ferret.ConfigurationException;
 import dev.ferret.DatabaseEngine;
 import dev.ferret.DatabaseException;
 import dev.ferret.DocumentStore;
@@ -58,7 +59,7 @@ public final class Ferret {
                 String where = "tenancy database '" + database.name() + "' (" + describe(database.dataSource()) + ")";
                 DatabaseEngine other = detect(database.dataSource(), where);
                 if (other != engine) {
-                    throw new dev.ferret.ConfigurationException(where + " runs " + other + " but the store's own"
+                    throw new ConfigurationException(where + " runs " + other + " but the store's own"
                             + " database runs " + engine + "; every tenancy database must run the same engine");
                 }
             }

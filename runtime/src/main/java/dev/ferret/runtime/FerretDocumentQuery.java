@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -39,7 +40,7 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
     }
 
     @Override
-    public DocumentQuery<T> queryForNonStaleData(java.time.Duration timeout) {
+    public DocumentQuery<T> queryForNonStaleData(Duration timeout) {
         session.store.waitForNonStale(mapping.type(), session.tenantId, timeout);
         return this;
     }

@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
@@ -147,7 +148,7 @@ final class SubscriptionApplier implements ProjectionApplier {
             }
 
             @Override
-            public <T> java.util.Optional<T> load(Class<T> type, Object id) {
+            public <T> Optional<T> load(Class<T> type, Object id) {
                 requireHeld(pageDatabase, StoreOptions.DEFAULT_TENANT, shardName);
                 throw new AssertionError("unreachable");
             }

@@ -16,12 +16,16 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * H2 has no named locks. Each held shard lock is a row of {@code pc_shard_locks} locked {@code FOR UPDATE} by an
  * open transaction on a connection of its own: another session cannot take it, and it dies with that session.
  */
 final class H2ShardLocks implements ShardLockSession {
+
+    private static final Logger LOG = LoggerFactory.getLogger(H2ShardLocks.class);
 
     private static final int LOCK_TIMEOUT_ERROR = 50200;
     private static final int DUPLICATE_KEY = 23505;
@@ -139,13 +143,15 @@ final class H2ShardLocks implements ShardLockSession {
     private static void closeQuietly(Connection connection) {
         try {
             connection.rollback();
-        } catch (SQLException ignored) {
-            // gone already
+        } catch (SQLException e) {
+            // safe: a connection that cannot roll back is gone, and its locks with it
+            LOG.debug("Rolling back a released lock connection failed; it is closed next", e);
         }
         try {
             connection.close();
-        } catch (SQLException ignored) {
-            // gone already
+        } catch (SQLException e) {
+            // safe: closing a connection that is gone already leaves nothing held
+            LOG.debug("Closing a released lock connection failed; it was gone already", e);
         }
     }
 }

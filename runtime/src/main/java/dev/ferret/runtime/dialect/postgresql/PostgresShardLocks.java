@@ -14,9 +14,13 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Session advisory locks on one kept connection, keyed by {@link AdvisoryLockKeys#keyOf}. */
 final class PostgresShardLocks implements ShardLockSession {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresShardLocks.class);
 
     static final String TRY_LOCK = "SELECT pg_try_advisory_lock(?)";
     static final String UNLOCK = "SELECT pg_advisory_unlock(?)";
@@ -124,13 +128,15 @@ final class PostgresShardLocks implements ShardLockSession {
         try (PreparedStatement ps = connection.prepareStatement(UNLOCK_ALL)) {
             // a pooled connection keeps its session: its locks must not travel back into the pool
             ps.execute();
-        } catch (SQLException ignored) {
-            // the session is gone, and its locks with it
+        } catch (SQLException e) {
+            // safe: a session that cannot run the unlock is gone, and its locks with it
+            LOG.debug("Unlocking every advisory lock on close failed; the session is gone with its locks", e);
         }
         try {
             connection.close();
-        } catch (SQLException ignored) {
-            // already gone
+        } catch (SQLException e) {
+            // safe: closing a connection that is gone already leaves nothing held
+            LOG.debug("Closing the lock connection failed; it was gone already", e);
         }
     }
 }
