@@ -22,7 +22,6 @@ import dev.ferret.runtime.json.JsonbSerializer;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.schema.SchemaMigrator;
 import dev.ferret.runtime.tenancy.TenantDatabases;
-import dev.ferret.runtime.time.TimeSource;
 import dev.ferret.subscriptions.SubscriptionBase;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -86,7 +85,7 @@ final class StoreAssembly {
         AsyncDaemon daemon = new AsyncDaemon(context, settings, async, options.projections().asyncListeners(),
                 seams.executors().apply(Math.max(1, Math.min(settings.getWorkerThreads(),
                         partitionedByTenant ? Integer.MAX_VALUE : async.size()))), seams.retries(), sessions,
-                TimeSource.SYSTEM);
+                seams.time());
         FerretDocumentStore store = new FerretDocumentStore(context, ownedPool, ownsSerializer, created, inline,
                 daemon);
         sessions.bind(store);

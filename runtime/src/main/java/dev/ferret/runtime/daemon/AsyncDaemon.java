@@ -337,9 +337,9 @@ public final class AsyncDaemon implements ProjectionDaemon {
         }
     }
 
-    private static void sleep(Duration pause) {
+    private void sleep(Duration pause) {
         try {
-            Thread.sleep(pause.toMillis());
+            time.sleep(pause);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while reading the high water mark", e);

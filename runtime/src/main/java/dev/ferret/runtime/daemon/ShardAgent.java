@@ -36,14 +36,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -299,7 +296,7 @@ final class ShardAgent {
     }
 
     /**
-     * The drain: waits until {@code deadlineNanos} (a {@link System#nanoTime()} value; {@code Long.MAX_VALUE} for no
+     * The drain: waits until {@code deadlineNanos} (a {@link TimeSource} reading; {@code Long.MAX_VALUE} for no
      * bound) for the page in flight to finish and mark progression, then cancels it: its connection is aborted, so
      * the statement stops and the transaction rolls back, and it is re-processed on the next start. A page that
      * committed already keeps its after-commit listeners. Returns whether the loop ended in time.
@@ -312,21 +309,16 @@ final class ShardAgent {
         boolean ended = true;
         if (running != null) {
             try {
-                if (deadlineNanos == Long.MAX_VALUE) {
-                    running.get();
-                } else {
-                    running.get(Math.max(0, deadlineNanos - time.nanoTime()), TimeUnit.NANOSECONDS);
+                // cancelled before it started, or failed, it ended too: the run records its own failures
+                if (!time.awaitDone(running, deadlineNanos)) {
+                    ended = false;
+                    cancelPageInFlight(running);
+                    awaitUnwound(running, deadlineNanos);
                 }
-            } catch (TimeoutException e) {
-                ended = false;
-                cancelPageInFlight(running);
-                awaitUnwound(running, deadlineNanos);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 ended = false;
                 cancelPageInFlight(running);
-            } catch (CancellationException | ExecutionException e) {
-                // cancelled before it started, or failed: the run records its own failures
             }
         }
         leaveBudgetLine();
@@ -347,7 +339,7 @@ final class ShardAgent {
     private void awaitUnwound(LoopRun running, long deadlineNanos) {
         try {
             long until = deadlineNanos + CANCEL_GRACE.toNanos();
-            if (!running.ended.await(Math.max(0, until - time.nanoTime()), TimeUnit.NANOSECONDS)) {
+            if (!time.awaitDone(running.ended, until)) {
                 LOG.warn("A cancelled page ignored its interrupt and its aborted connection; it is left to end alone");
             }
         } catch (InterruptedException e) {
@@ -410,8 +402,8 @@ final class ShardAgent {
         private final long submittedNanos = time.nanoTime();
         /** Set by the drain: the page must not commit, even if it ignores the interrupt and the abort. */
         private volatile boolean cancelled;
-        /** Counted down when {@link #run()} returns: the body has ended, or will never start. */
-        private final CountDownLatch ended = new CountDownLatch(1);
+        /** Completed when {@link #run()} returns: the body has ended, or will never start. */
+        private final CompletableFuture<Void> ended = new CompletableFuture<>();
         private boolean bodyStarted;
 
         LoopRun() {
@@ -430,7 +422,7 @@ final class ShardAgent {
                 }
                 super.run();
             } finally {
-                ended.countDown();
+                ended.complete(null);
             }
         }
 

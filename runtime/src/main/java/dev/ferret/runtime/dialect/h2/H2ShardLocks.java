@@ -93,6 +93,7 @@ final class H2ShardLocks implements ShardLockSession {
         // H2 ignores the timeout of isValid and has no network timeout. Embedded, a check never waits; over TCP the
         // bound is kept to the millisecond between checks, and a probe that ran past it fails as on other engines.
         int millis = Dialect.timeoutMillis(timeout);
+        // real time on purpose: this bounds a database round trip, not a daemon deadline
         long start = System.nanoTime();
         Set<String> stillHeld = new HashSet<>();
         for (String name : names) {
@@ -102,7 +103,8 @@ final class H2ShardLocks implements ShardLockSession {
                     stillHeld.add(name);
                 }
             } catch (SQLException e) {
-                // lost with its session
+                // safe: a lock whose connection cannot answer is lost with its session; it is reported as not held
+                LOG.debug("Probing the lock {} failed; counting it as lost", name, e);
             }
             long elapsed = (System.nanoTime() - start) / 1_000_000;
             if (elapsed > millis) {
