@@ -1,9 +1,7 @@
 package dev.ferret.runtime.daemon;
 
-import dev.ferret.EventEnvelope;
 import dev.ferret.FerretException;
 import dev.ferret.daemon.ApplyFailedException;
-import dev.ferret.daemon.AsyncListener;
 import dev.ferret.daemon.ChangeSet;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.ProgressionConflictException;
@@ -12,30 +10,24 @@ import dev.ferret.daemon.ShardStatus;
 import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.documents.DocumentChanges;
-import dev.ferret.runtime.events.EventRows;
 import dev.ferret.runtime.projections.PageBatch;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.progression.ProgressionRows;
 import dev.ferret.runtime.retry.Backoff;
 import dev.ferret.runtime.retry.TransientRetry;
 import dev.ferret.runtime.time.TimeSource;
-import dev.ferret.subscriptions.PostCommitListener;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.sql.SQLTransientException;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
@@ -108,6 +100,8 @@ final class ShardAgent {
     private final TimeSource time;
     private final TransientRetry retry;
     private final ShardOutbox outbox;
+    private final PageReader reader;
+    private final PageListeners listeners;
 
     // lifecycle: guarded by this
     private ShardState state = ShardState.STOPPED;
@@ -157,6 +151,8 @@ final class ShardAgent {
         this.retry = parts.retries().create(name, settings, e -> !stopping && context.dialect().isTransientCause(e));
         this.retryBackoff = Backoff.of(settings).attempts();
         this.outbox = new ShardOutbox(name, partition.database(), parts);
+        this.reader = new PageReader(applier, partition, parts);
+        this.listeners = new PageListeners(name, parts);
     }
 
     String name() {
@@ -549,34 +545,6 @@ final class ShardAgent {
         return progression.read(dataSource, name);
     }
 
-    /**
-     * A page whose transaction was asked to commit: its progression moves from {@code floor} to {@code end} with the
-     * {@code stamp} as last_updated, which tells this attempt apart when the outcome has to be read back.
-     */
-    private static final class PageAttempt {
-        final long floor;
-        final long end;
-        final OffsetDateTime stamp;
-        final boolean silent;
-        final boolean warmingUp;
-        PageBatch batch;
-        List<ChangeSet> changeSets = List.of();
-        /** The page's outbox rows by message id, once written in its transaction. */
-        Map<UUID, Object> outboxWritten = Map.of();
-        /** Whether the page appended events its projections raised. */
-        boolean appendedEvents;
-        /** Set when the page's work returned inside its transaction: a failure after it may hide a commit. */
-        boolean reachedCommit;
-
-        PageAttempt(long floor, long end, OffsetDateTime stamp, boolean silent, boolean warmingUp) {
-            this.floor = floor;
-            this.end = end;
-            this.stamp = stamp;
-            this.silent = silent;
-            this.warmingUp = warmingUp;
-        }
-    }
-
     /** One page; false when the shard joined the budget's line instead (the grant wakes it, holding no thread). */
     private boolean processPage() throws SQLException {
         resolveUnknownCommit();
@@ -593,7 +561,8 @@ final class ShardAgent {
             // a warm-up page never crosses the prior version's mark: side effects start exactly after it
             long mark = mark();
             LoadedPage page = throttled(parts.limits().loadThrottle(partition.database()),
-                    () -> load(floor, warmingUp ? Math.min(mark, warmUpUntil) : mark));
+                    () -> reader.load(floor, warmingUp ? Math.min(mark, warmUpUntil) : mark,
+                            connection -> pageConnection = connection));
             parts.budget().trim(room, page.events().size());
             // millisecond precision survives every engine's timestamp column, so the stamp reads back equal
             attempt = new PageAttempt(page.floor(), page.end(),
@@ -655,7 +624,7 @@ final class ShardAgent {
         lastCommitNanos = time.nanoTime();
         PageBatch batch = attempt.batch;
         if (batch != null) {
-            runPostCommit(batch);
+            listeners.postCommit(batch);
         }
         if (attempt.appendedEvents) {
             // the raised events are new events for every shard: a loop lost to a suspended container comes back now
@@ -667,7 +636,7 @@ final class ShardAgent {
         }
         if (!attempt.silent) {
             // before the progress is published, so a reader released by a non-stale wait sees the caches flushed
-            afterCommit(attempt.changeSets);
+            listeners.afterCommit(attempt.changeSets);
         }
         // the page's messages are durable in the outbox since its commit; delivering them only needs a kick
         outbox.committed(attempt.outboxWritten);
@@ -676,55 +645,6 @@ final class ShardAgent {
             floor = attempt.end;
         }
         parts.board().changed();
-    }
-
-    private LoadedPage load(long from, long to) throws SQLException {
-        int batchSize = parts.settings().getBatchSize();
-        List<EventEnvelope> events = new ArrayList<>();
-        List<DeadLetter> unreadable = new ArrayList<>();
-        Map<Long, Long> tenantNumbers = partition.perTenant() ? new HashMap<>() : Map.of();
-        long lastRow = from;
-        int rows = 0;
-        // a tenant's page is read in its own sequence, which rides in a ninth column; the store's in seq_id
-        int position = partition.perTenant() ? EventRows.TENANT_SEQUENCE : EventRows.SEQUENCE;
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(partition.perTenant() ? sql.loadTenantPage() : sql.loadPage())) {
-            pageConnection = c;
-            int i = 1;
-            if (partition.perTenant()) {
-                ps.setString(i++, partition.tenantId());
-            }
-            ps.setLong(i++, from);
-            ps.setLong(i++, to);
-            ps.setInt(i, batchSize);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    rows++;
-                    lastRow = rs.getLong(position);
-                    if (partition.perTenant()) {
-                        tenantNumbers.put(rs.getLong(EventRows.SEQUENCE), lastRow);
-                    }
-                    String alias = rs.getString(EventRows.TYPE);
-                    if (!applier.wants(alias)) {
-                        continue;
-                    }
-                    try {
-                        events.add(context.readEvent(rs));
-                    } catch (RuntimeException e) {
-                        // an unknown alias, or JSON that no longer fits its type (another app version wrote it)
-                        unreadable.add(new DeadLetter(rs.getLong(EventRows.SEQUENCE),
-                                UUID.fromString(rs.getString(EventRows.ID)), alias, rs.getString(EventRows.STREAM),
-                                rs.getString(EventRows.TENANT), e));
-                    }
-                }
-            }
-        } finally {
-            // back in the pool it may be lent to someone else: a drain's abort must never reach it
-            pageConnection = null;
-        }
-        // a short page read everything up to the mark: holes below it are permanent, so the shard reaches it
-        long end = rows < batchSize ? to : lastRow;
-        return new LoadedPage(from, end, events, unreadable, tenantNumbers);
     }
 
     private Void write(LoadedPage page, PageAttempt attempt) throws SQLException {
@@ -787,17 +707,9 @@ final class ShardAgent {
                         + page.end() + "]: " + e, e);
             }
             attempt.batch = batch;
-            // only listeners read change sets; without any the page skips building them
-            List<ChangeSet> changeSets = parts.listeners().isEmpty() ? List.of() : batch.changeSets(name);
-            if (!silent) {
-                for (AsyncListener listener : parts.listeners()) {
-                    for (ChangeSet changes : changeSets) {
-                        listener.beforeCommit(batch.operations(changes.tenantId()), changes);
-                    }
-                }
-            }
+            List<ChangeSet> changeSets = listeners.beforeCommit(batch, silent);
             batch.changes().write(c, context.serializer(), now);
-            writeDeadLetters(c, deadLetters, now);
+            DeadLetter.insert(c, parts, name, deadLetters, now);
             if (!silent && !attempt.warmingUp) {
                 // side effects commit with the page or not at all; a rebuild and a gated warm-up write none
                 attempt.outboxWritten = outbox.write(c, batch.publishedMessages(), now);
@@ -819,29 +731,6 @@ final class ShardAgent {
             attempt.reachedCommit = true;
             return null;
         });
-    }
-
-    private void writeDeadLetters(Connection c, List<DeadLetter> deadLetters, OffsetDateTime now)
-            throws SQLException {
-        if (deadLetters.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement(sql.insertDeadLetter())) {
-            for (DeadLetter dead : deadLetters) {
-                Throwable cause = dead.error() instanceof ApplyFailedException && dead.error().getCause() != null
-                        ? dead.error().getCause() : dead.error();
-                ps.setString(1, name);
-                ps.setLong(2, dead.sequence());
-                context.dialect().bindUuid(ps, 3, dead.eventId());
-                ps.setString(4, dead.typeName());
-                ps.setString(5, dead.tenantId());
-                ps.setString(6, cause.getClass().getName());
-                ps.setString(7, String.valueOf(cause.getMessage()));
-                ps.setObject(8, now);
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
     }
 
     /**
@@ -933,17 +822,6 @@ final class ShardAgent {
         }
     }
 
-    /** Subscription listeners: once per committed page, never inside the retry of a failed one. */
-    private void runPostCommit(PageBatch committed) {
-        for (PostCommitListener listener : committed.postCommitListeners()) {
-            try {
-                listener.afterCommit();
-            } catch (Exception e) {
-                LOG.error("Post-commit listener of shard {} failed; the page stays committed", name, e);
-            }
-        }
-    }
-
     /** The highest progression any prior version of this projection persisted. */
     private long priorVersionsMark() throws SQLException {
         List<String> prior = new ArrayList<>();
@@ -953,24 +831,5 @@ final class ShardAgent {
         return progression.highest(dataSource, prior);
     }
 
-    private void afterCommit(List<ChangeSet> changeSets) {
-        List<AsyncListener> listeners = parts.listeners();
-        if (listeners.isEmpty()) {
-            return;
-        }
-        for (ChangeSet changes : changeSets) {
-            try (var session = parts.sessions().querySession(changes.tenantId())) {
-                for (AsyncListener listener : listeners) {
-                    try {
-                        listener.afterCommit(session, changes);
-                    } catch (RuntimeException e) {
-                        // the batch is durable; reprocessing it would fire the side effect again
-                        LOG.error("After-commit listener {} failed for shard {}; the batch stays committed",
-                                listener.getClass().getName(), name, e);
-                    }
-                }
-            }
-        }
-    }
 
 }
