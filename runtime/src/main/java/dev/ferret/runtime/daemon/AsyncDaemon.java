@@ -106,10 +106,10 @@ public final class AsyncDaemon implements ProjectionDaemon {
         this.budget = new LoadBudget(settings.getTenantLoadBudget(), settings.getTenantLoadMemoryThreshold());
         this.pollBackoff = new Backoff(settings.getPollingInterval(), settings.getMaxRetryBackoff()).attempts();
         Duration grace = RearmingLoop.graceOn(settings);
-        this.polling = new RearmingLoop("high water mark detection", executors.scheduler(), this::pollOnce,
+        this.polling = new RearmingLoop("high water mark detection", executors.scheduler(),
                 settings.getPollingInterval(), grace, time);
-        this.supervisor = new RearmingLoop("daemon supervisor", executors.scheduler(), this::supervise,
-                settings.getPollingInterval(), grace, time);
+        this.supervisor = new RearmingLoop("daemon supervisor", executors.scheduler(), settings.getPollingInterval(),
+                grace, time);
         RearmingLoop pollingLoop = polling;
         RearmingLoop supervisorLoop = supervisor;
         Runnable rearmLoops = () -> {
@@ -190,8 +190,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
         } else {
             shards.values().forEach(ShardAgent::start);
         }
-        polling.start(Duration.ZERO);
-        supervisor.start(settings.getPollingInterval());
+        polling.start(this::pollOnce, Duration.ZERO);
+        supervisor.start(this::supervise, settings.getPollingInterval());
         LOG.info("Async daemon started in {} mode with {}", settings.getMode(), context.partitionedByTenant()
                 ? appliers.size() + " projections per tenant" : shards.size() + " shards");
     }

@@ -68,10 +68,10 @@ final class ShardOwnership {
         this.scheduler = parts.scheduler();
         this.time = parts.time();
         Duration grace = RearmingLoop.graceOn(settings);
-        this.acquiring = new RearmingLoop("HotCold lock acquisition", scheduler, this::acquireRound,
-                settings.getLockAcquireInterval(), grace, time);
-        this.monitoring = new RearmingLoop("HotCold lock monitor", scheduler, this::monitorRound,
-                settings.getMonitoringInterval(), grace, time);
+        this.acquiring = new RearmingLoop("HotCold lock acquisition", scheduler, settings.getLockAcquireInterval(),
+                grace, time);
+        this.monitoring = new RearmingLoop("HotCold lock monitor", scheduler, settings.getMonitoringInterval(), grace,
+                time);
     }
 
     /**
@@ -93,9 +93,9 @@ final class ShardOwnership {
     }
 
     void start() {
-        acquiring.start(Duration.ZERO);
+        acquiring.start(this::acquireRound, Duration.ZERO);
         if (settings.isMonitoring()) {
-            monitoring.start(settings.getMonitoringInterval());
+            monitoring.start(this::monitorRound, settings.getMonitoringInterval());
         } else {
             LOG.warn("HotCold lock monitor is off (daemon.lock.monitoring-interval {}): a node that loses its"
                     + " database session keeps running its shards while another node takes them over, so both run"

@@ -99,16 +99,31 @@ public final class VirtualTime implements TimeSource {
      * having seen its current value: they will only move on when the time is advanced or what they wait for ends.
      */
     public void awaitWaiters(int count, Duration atMost) throws InterruptedException, TimeoutException {
+        if (!awaitWaitersOrDone(count, null, atMost)) {
+            throw new IllegalStateException("no future to end was given");
+        }
+    }
+
+    /**
+     * As {@link #awaitWaiters}, but also returns (false) as soon as {@code done} has ended: for a test that moves
+     * the time on, bit by bit, for as long as the code under test waits on it.
+     */
+    public boolean awaitWaitersOrDone(int count, Future<?> done, Duration atMost)
+            throws InterruptedException, TimeoutException {
         long giveUp = System.nanoTime() + atMost.toNanos();
         lock.lock();
         try {
             while (parked.values().stream().filter(seen -> seen == now).count() < count) {
+                if (done != null && done.isDone()) {
+                    return false;
+                }
                 if (System.nanoTime() - giveUp >= 0) {
                     throw new TimeoutException(count + " waiters were expected at " + elapsed() + "; parked: "
                             + parked.size());
                 }
                 moved.await(RECHECK_MILLIS, TimeUnit.MILLISECONDS);
             }
+            return true;
         } finally {
             lock.unlock();
         }
