@@ -3,6 +3,8 @@ package dev.ferret.runtime.daemon;
 import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.runtime.tenancy.TenantDatabases;
 import dev.ferret.runtime.time.TimeSource;
+import java.sql.SQLException;
+import java.sql.SQLTransientException;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.HashMap;
@@ -42,14 +44,20 @@ final class DatabaseLimits {
         this.time = time;
     }
 
-    /** Bounds concurrent page loads from {@code database} (null: unbounded). */
-    Semaphore loadThrottle(TenantDatabases.Database database) {
-        return loads.get(database.name());
+    /** What runs while holding a database slot. */
+    @FunctionalInterface
+    interface SqlWork<T> {
+        T run() throws SQLException;
     }
 
-    /** Bounds concurrent page writes to {@code database} (null: unbounded). */
-    Semaphore writeThrottle(TenantDatabases.Database database) {
-        return writes.get(database.name());
+    /** Runs a page load from {@code database} within its bound on concurrent loads. */
+    <T> T loading(TenantDatabases.Database database, SqlWork<T> work) throws SQLException {
+        return throttled(loads.get(database.name()), work);
+    }
+
+    /** Runs a page write to {@code database} within its bound on concurrent writes. */
+    <T> T writing(TenantDatabases.Database database, SqlWork<T> work) throws SQLException {
+        return throttled(writes.get(database.name()), work);
     }
 
     /**
@@ -61,5 +69,22 @@ final class DatabaseLimits {
         long due = next.get();
         long now = time.nanoTime();
         return now - due >= 0 && next.compareAndSet(due, now + interval.toNanos());
+    }
+
+    private static <T> T throttled(Semaphore throttle, SqlWork<T> work) throws SQLException {
+        if (throttle == null) {
+            return work.run();
+        }
+        try {
+            throttle.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLTransientException("interrupted waiting for a database slot", e);
+        }
+        try {
+            return work.run();
+        } finally {
+            throttle.release();
+        }
     }
 }

@@ -1,15 +1,11 @@
 package dev.ferret.runtime.daemon;
 
-import dev.ferret.FerretException;
 import dev.ferret.daemon.ApplyFailedException;
-import dev.ferret.daemon.ChangeSet;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.ProgressionConflictException;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
 import dev.ferret.runtime.context.StoreContext;
-import dev.ferret.runtime.dialect.DaemonSql;
-import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.projections.PageBatch;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.progression.ProgressionRows;
@@ -19,19 +15,14 @@ import dev.ferret.runtime.time.TimeSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.sql.SQLTransientException;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -39,7 +30,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs one shard: loads pages above its progression up to the high water mark, applies them and commits each page's
- * documents with its progression in one transaction.
+ * documents with its progression in one transaction. Built from {@link ShardParts}, never from the daemon; it owns
+ * the lifecycle and the page loop, and leaves reading a page to its {@link PageReader}, writing it to its
+ * {@link PageWriter} and the listeners around it to its {@link PageListeners}.
  *
  * <h2>Lifecycle</h2>
  * The lifecycle fields ({@link #state}, {@link #stopRequested}, {@link #loop}, {@link #retryDueNanos}) belong to
@@ -95,13 +88,13 @@ final class ShardAgent {
     private final ShardParts parts;
     private final StoreContext context;
     private final DataSource dataSource;
-    private final DaemonSql sql;
     private final ProgressionRows progression;
     private final TimeSource time;
     private final TransientRetry retry;
     private final ShardOutbox outbox;
     private final PageReader reader;
     private final PageListeners listeners;
+    private final PageWriter writer;
 
     // lifecycle: guarded by this
     private ShardState state = ShardState.STOPPED;
@@ -143,7 +136,6 @@ final class ShardAgent {
         this.parts = parts;
         this.context = parts.context();
         this.dataSource = partition.database().dataSource();
-        this.sql = parts.sql();
         this.progression = parts.progression();
         this.time = parts.time();
         var settings = parts.settings();
@@ -153,6 +145,7 @@ final class ShardAgent {
         this.outbox = new ShardOutbox(name, partition.database(), parts);
         this.reader = new PageReader(applier, partition, parts);
         this.listeners = new PageListeners(name, parts);
+        this.writer = new PageWriter(name, applier, partition, parts, outbox, listeners);
     }
 
     String name() {
@@ -560,7 +553,7 @@ final class ShardAgent {
         try {
             // a warm-up page never crosses the prior version's mark: side effects start exactly after it
             long mark = mark();
-            LoadedPage page = throttled(parts.limits().loadThrottle(partition.database()),
+            LoadedPage page = parts.limits().loading(partition.database(),
                     () -> reader.load(floor, warmingUp ? Math.min(mark, warmUpUntil) : mark,
                             connection -> pageConnection = connection));
             parts.budget().trim(room, page.events().size());
@@ -569,7 +562,7 @@ final class ShardAgent {
                     OffsetDateTime.now(context.clock()).truncatedTo(ChronoUnit.MILLIS), silent, warmingUp);
             PageAttempt writing = attempt;
             try {
-                throttled(parts.limits().writeThrottle(partition.database()), () -> write(page, writing));
+                parts.limits().writing(partition.database(), () -> writer.write(page, writing, new InFlight()));
             } catch (SQLException | RuntimeException e) {
                 if (!writing.reachedCommit || e instanceof ProgressionConflictException) {
                     throw e;
@@ -647,92 +640,6 @@ final class ShardAgent {
         parts.board().changed();
     }
 
-    private Void write(LoadedPage page, PageAttempt attempt) throws SQLException {
-        boolean skip = parts.settings().isSkipApplyErrors();
-        boolean silent = attempt.silent;
-        OffsetDateTime now = attempt.stamp;
-        // what the appends of raised events leave to do once the transaction ended (the append fence's release)
-        List<Runnable> afterTransaction = new ArrayList<>();
-        try {
-            return writeInTransaction(page, attempt, skip, silent, now, afterTransaction);
-        } finally {
-            afterTransaction.forEach(Runnable::run);
-        }
-    }
-
-    private Void writeInTransaction(LoadedPage page, PageAttempt attempt, boolean skip, boolean silent,
-                                    OffsetDateTime now, List<Runnable> afterTransaction) throws SQLException {
-        return context.transactions().inTransaction(dataSource, c -> {
-            attempt.reachedCommit = false;
-            attempt.outboxWritten = Map.of();
-            attempt.appendedEvents = false;
-            // built inside: a transaction runner that re-runs the work must not collect them twice
-            List<DeadLetter> deadLetters = new ArrayList<>();
-            // one row per (shard, event), however many documents the failing event was routed to
-            Set<Long> deadSequences = new HashSet<>();
-            for (DeadLetter unreadable : page.unreadable()) {
-                if (!skip) {
-                    throw applyFailed(page, unreadable.sequence(), unreadable.typeName(), unreadable.streamId(),
-                            unreadable.error());
-                }
-                LOG.warn("Shard {} sends {} at sequence {} of stream '{}' to the dead letters: it cannot be read ({})",
-                        name, unreadable.typeName(), unreadable.sequence(), unreadable.streamId(),
-                        unreadable.error().toString());
-                deadLetters.add(unreadable);
-            }
-            pageConnection = c;
-            if (cancelledByDrain()) {
-                throw new SQLException("shard " + name + " was cancelled before its page wrote");
-            }
-            PageBatch batch = new PageBatch(context, c, new DocumentChanges(), partition.database());
-            try {
-                applier.applyPage(page.floor(), page.end(), page.events(), batch, (event, e) -> {
-                    if (!skip) {
-                        throw applyFailed(page, event.sequence(), event.typeName(), event.streamId(), e);
-                    }
-                    if (!deadSequences.add(event.sequence())) {
-                        return;
-                    }
-                    LOG.warn("Shard {} sends {} at sequence {} of stream '{}' to the dead letters: {}", name,
-                            event.typeName(), event.sequence(), event.streamId(), e.toString());
-                    deadLetters.add(new DeadLetter(event.sequence(), event.eventId(), event.typeName(),
-                            event.streamId(), event.tenantId(), e));
-                }, name, () -> stopping || Thread.currentThread().isInterrupted());
-            } catch (PageBatch.PageReadException e) {
-                throw e.getCause();
-            } catch (SQLException | RuntimeException e) {
-                throw e;
-            } catch (Exception e) {
-                throw new FerretException("shard " + name + " failed on the page (" + page.floor() + ", "
-                        + page.end() + "]: " + e, e);
-            }
-            attempt.batch = batch;
-            List<ChangeSet> changeSets = listeners.beforeCommit(batch, silent);
-            batch.changes().write(c, context.serializer(), now);
-            DeadLetter.insert(c, parts, name, deadLetters, now);
-            if (!silent && !attempt.warmingUp) {
-                // side effects commit with the page or not at all; a rebuild and a gated warm-up write none
-                attempt.outboxWritten = outbox.write(c, batch.publishedMessages(), now);
-                List<PageBatch.RaisedEvent> raised = batch.raisedEvents();
-                if (!raised.isEmpty()) {
-                    // last before the progression: the tenant's sequence row stays locked only until the commit
-                    parts.sessions().appendWithin(c, raised, now, afterTransaction);
-                    attempt.appendedEvents = true;
-                }
-            }
-            if (!progression.advance(c, name, page.floor(), page.end(), now)) {
-                throw new ProgressionConflictException(name, page.floor());
-            }
-            if (cancelledByDrain()) {
-                // the last moment to honour the drain: an engine whose abort is a no-op would commit otherwise
-                throw new SQLException("shard " + name + " was cancelled at the drain bound before its page committed");
-            }
-            attempt.changeSets = changeSets;
-            attempt.reachedCommit = true;
-            return null;
-        });
-    }
-
     /**
      * The room granted while the shard waited in line, or room now, or null with the shard in line: it then holds no
      * thread until {@link #roomGranted} wakes it.
@@ -771,21 +678,28 @@ final class ShardAgent {
         wake();
     }
 
-    /** Names the store-wide sequence and, for a tenant's shard, the tenant's own number its progression counts. */
-    private ApplyFailedException applyFailed(LoadedPage page, long sequence, String type, String stream,
-                                             Throwable cause) {
-        Long tenantNumber = page.tenantNumbers().get(sequence);
-        return tenantNumber == null ? new ApplyFailedException(name, sequence, type, stream, cause)
-                : new ApplyFailedException(name, sequence, type, stream, partition.tenantId(), tenantNumber, cause);
-    }
+    /** What the page writer tells this agent, and asks it, while the page's transaction runs. */
+    private final class InFlight implements PageWriter.InFlight {
 
-    /** Whether the drain cancelled the run this thread is in. */
-    private boolean cancelledByDrain() {
-        LoopRun current;
-        synchronized (this) {
-            current = loop;
+        @Override
+        public void connected(Connection connection) {
+            pageConnection = connection;
         }
-        return Thread.currentThread().isInterrupted() && stopping || current != null && current.cancelled;
+
+        @Override
+        public boolean stopping() {
+            return stopping;
+        }
+
+        /** Whether the drain cancelled the run this thread is in. */
+        @Override
+        public boolean cancelledByDrain() {
+            LoopRun current;
+            synchronized (ShardAgent.this) {
+                current = loop;
+            }
+            return Thread.currentThread().isInterrupted() && stopping || current != null && current.cancelled;
+        }
     }
 
     /** After a stop: the shard leaves the budget's line, and room granted but not used goes back. */
@@ -798,28 +712,6 @@ final class ShardAgent {
             grantedRoom = null;
         }
         parts.budget().release(unused);
-    }
-
-    @FunctionalInterface
-    private interface SqlWork<T> {
-        T run() throws SQLException;
-    }
-
-    private static <T> T throttled(Semaphore throttle, SqlWork<T> work) throws SQLException {
-        if (throttle == null) {
-            return work.run();
-        }
-        try {
-            throttle.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SQLTransientException("interrupted waiting for a database slot", e);
-        }
-        try {
-            return work.run();
-        } finally {
-            throttle.release();
-        }
     }
 
     /** The highest progression any prior version of this projection persisted. */
