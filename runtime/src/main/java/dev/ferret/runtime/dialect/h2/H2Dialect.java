@@ -37,6 +37,11 @@ import javax.sql.DataSource;
  */
 public final class H2Dialect implements Dialect {
 
+    /** Connection broken, lock timeout, deadlock, database closed. */
+    private static final Set<Integer> TRANSIENT_ERRORS = Set.of(90067, 50200, 40001, 90098, 90121);
+
+    private static final int CONCURRENT_UPDATE = 90131;
+
     private static final int DUPLICATE_KEY = 23505;
 
     /** Column types of ids, from the limits the public API checks, so the two cannot drift apart. */
@@ -349,9 +354,6 @@ public final class H2Dialect implements Dialect {
         return owners(connection, names).tryPass(from, to);
     }
 
-    /** Connection broken, lock timeout, deadlock, database closed. */
-    private static final Set<Integer> TRANSIENT_ERRORS = Set.of(90067, 50200, 40001, 90098, 90121);
-
     @Override
     public boolean isTransient(SQLException e) {
         return Dialect.super.isTransient(e) || TRANSIENT_ERRORS.contains(e.getErrorCode());
@@ -369,8 +371,6 @@ public final class H2Dialect implements Dialect {
             throw e;
         }
     }
-
-    private static final int CONCURRENT_UPDATE = 90131;
 
     /** A lock is a row of {@code pc_shard_locks}: its name column refuses a longer name. */
     @Override

@@ -28,6 +28,8 @@ import javax.sql.DataSource;
 /** PostgreSQL: {@code jsonb}, identity columns, {@code INSERT ... ON CONFLICT}, advisory locks. */
 public final class PostgresDialect implements Dialect {
 
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
+
     private static final String UNIQUE_VIOLATION = "23505";
     static final String MIGRATION_LOCK = "SELECT pg_advisory_xact_lock(?)";
 
@@ -285,8 +287,6 @@ public final class PostgresDialect implements Dialect {
             }
         }
     }
-
-    private static final String LOCK_NOT_AVAILABLE = "55P03";
 
     @Override
     public boolean isTransient(SQLException e) {

@@ -24,6 +24,7 @@ final class PostgresShardLocks implements ShardLockSession {
 
     static final String TRY_LOCK = "SELECT pg_try_advisory_lock(?)";
     static final String UNLOCK = "SELECT pg_advisory_unlock(?)";
+    static final String UNLOCK_ALL = "SELECT pg_advisory_unlock_all()";
     /** A bigint advisory key shows in pg_locks as classid (high half) and objid (low half), objsubid 1. */
     static final String PROBE = "SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1"
             + " AND granted AND pid = pg_backend_pid()";
@@ -120,8 +121,6 @@ final class PostgresShardLocks implements ShardLockSession {
             return rs.getLong(1);
         }
     }
-
-    static final String UNLOCK_ALL = "SELECT pg_advisory_unlock_all()";
 
     @Override
     public void close() {

@@ -35,6 +35,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class SqlServerDialect implements Dialect {
 
+    /** OPENJSON, which id lists and the shard lock probe use, exists only at this compatibility level and above. */
+    static final int MIN_COMPATIBILITY_LEVEL = 130;
+
+    /** mssql-jdbc's {@code SQLServerConnection.TRANSACTION_SNAPSHOT}. */
+    static final int TRANSACTION_SNAPSHOT = 0x1000;
+
+    private static final int SHARD_LOCK_NAME_LENGTH = 255;
+
     /** Violation of a PRIMARY KEY or UNIQUE constraint, and of a unique index. */
     private static final int PRIMARY_KEY_VIOLATION = 2627;
     private static final int UNIQUE_INDEX_VIOLATION = 2601;
@@ -404,9 +412,6 @@ public final class SqlServerDialect implements Dialect {
         }
     }
 
-    /** OPENJSON, which id lists and the shard lock probe use, exists only at this compatibility level and above. */
-    static final int MIN_COMPATIBILITY_LEVEL = 130;
-
     /**
      * Server version and edition; the current database's compatibility level, READ_COMMITTED_SNAPSHOT and
      * snapshot isolation (a connection always sees its own database's row of sys.databases); the collation the key
@@ -453,9 +458,6 @@ public final class SqlServerDialect implements Dialect {
                     + ", text parameters " + textParameterType + ", pool isolation " + isolationName(poolIsolation);
         }
     }
-
-    /** mssql-jdbc's {@code SQLServerConnection.TRANSACTION_SNAPSHOT}. */
-    static final int TRANSACTION_SNAPSHOT = 0x1000;
 
     static String isolationName(int level) {
         return switch (level) {
@@ -516,8 +518,6 @@ public final class SqlServerDialect implements Dialect {
     public int maxShardLockNameLength() {
         return SHARD_LOCK_NAME_LENGTH;
     }
-
-    private static final int SHARD_LOCK_NAME_LENGTH = 255;
 
     @Override
     public ShardLockSession openShardLocks(DataSource dataSource, TableNames names) throws SQLException {
