@@ -128,6 +128,7 @@ final class ShardAgent {
     private volatile PageAttempt unresolved;
     /** While the shard's progression is below this, a gated version replays with side effects held back. */
     private volatile long warmUpUntil = -1;
+
     /** Built from the parts it uses; nothing runs until {@link #start}. */
     ShardAgent(String name, ProjectionApplier applier, LogPartition partition, ShardParts parts) {
         this.name = name;
