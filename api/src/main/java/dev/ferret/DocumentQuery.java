@@ -1,5 +1,6 @@
 package dev.ferret;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -21,7 +22,7 @@ public interface DocumentQuery<T> {
      *
      * @throws dev.ferret.daemon.NonStaleTimeoutException when they did not within {@code timeout}
      */
-    DocumentQuery<T> queryForNonStaleData(java.time.Duration timeout);
+    DocumentQuery<T> queryForNonStaleData(Duration timeout);
 
     /** Runs the query. */
     List<T> toList();

@@ -1,5 +1,8 @@
 package dev.ferret;
 
+import dev.ferret.daemon.ProjectionDaemon;
+import java.time.Duration;
+
 /**
  * The entry point: one per database (or tenant set), thread-safe, long-lived. Sessions are cheap and short-lived.
  *
@@ -34,7 +37,7 @@ public interface DocumentStore extends AutoCloseable {
     DatabaseEngine engine();
 
     /** The async daemon of this store. */
-    dev.ferret.daemon.ProjectionDaemon daemon();
+    ProjectionDaemon daemon();
 
     /**
      * Waits until every async shard has reached the high water mark as it stands now, so that reads see every
@@ -43,7 +46,7 @@ public interface DocumentStore extends AutoCloseable {
      * @throws dev.ferret.daemon.NonStaleTimeoutException naming each shard that lagged, and by how much
      * @throws IllegalStateException when the daemon does not run on this node
      */
-    void waitForNonStaleProjectionData(java.time.Duration timeout);
+    void waitForNonStaleProjectionData(Duration timeout);
 
     @Override
     void close();

@@ -1,5 +1,6 @@
 package dev.ferret;
 
+import java.util.Arrays;
 import java.util.List;
 
 /** Buffers event appends in a {@link DocumentSession}; they are written by {@code saveChanges()}. */
@@ -15,7 +16,7 @@ public interface EventOperations {
 
     /** Appends to a stream, creating it when it does not exist. */
     default void append(String streamId, Object... events) {
-        append(streamId, events == null ? null : java.util.Arrays.asList(events));
+        append(streamId, events == null ? null : Arrays.asList(events));
     }
 
     /**

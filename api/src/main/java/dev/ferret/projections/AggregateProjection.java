@@ -1,6 +1,8 @@
 package dev.ferret.projections;
 
+import dev.ferret.EventEnvelope;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiFunction;
@@ -26,7 +28,7 @@ public abstract sealed class AggregateProjection<T, SELF extends AggregateProjec
     /** Raises side effects for one applied event, given the document after it (null when deleted). */
     @FunctionalInterface
     public interface SideEffectRaiser<T> {
-        void raise(T document, dev.ferret.EventEnvelope event, SideEffects effects);
+        void raise(T document, EventEnvelope event, SideEffects effects);
     }
 
     AggregateProjection(String name, Class<T> documentType) {
@@ -117,7 +119,7 @@ public abstract sealed class AggregateProjection<T, SELF extends AggregateProjec
 
     /** Every event type with a handler: the only ones this projection needs to see. */
     public Set<Class<?>> handledEventTypes() {
-        java.util.Set<Class<?>> types = new java.util.LinkedHashSet<>(creators.keySet());
+        Set<Class<?>> types = new LinkedHashSet<>(creators.keySet());
         types.addAll(appliers.keySet());
         types.addAll(deleters.keySet());
         return Set.copyOf(types);

@@ -2,6 +2,7 @@ package dev.ferret.subscriptions;
 
 import dev.ferret.projections.DocumentOperations;
 import java.util.LinkedHashSet;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -48,7 +49,7 @@ public abstract class SubscriptionBase {
 
     /** Narrows delivery to events of {@code type} (and any other included type); pages still advance. */
     public final SubscriptionBase includeType(Class<?> type) {
-        includedTypes.add(java.util.Objects.requireNonNull(type, "type"));
+        includedTypes.add(Objects.requireNonNull(type, "type"));
         return this;
     }
 

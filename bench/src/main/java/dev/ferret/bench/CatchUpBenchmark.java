@@ -14,8 +14,8 @@ import dev.ferret.projections.Lifecycle;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.DocumentSql;
-import dev.ferret.runtime.dialect.Dialects;
 import dev.ferret.runtime.dialect.TableNames;
+import dev.ferret.runtime.engines.Dialects;
 import dev.ferret.runtime.json.JsonbSerializer;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,6 +36,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -355,13 +357,13 @@ public final class CatchUpBenchmark {
         Arrays.fill(counts, events / streams);
         AtomicInteger issued = new AtomicInteger();
         AtomicInteger timedOut = new AtomicInteger();
-        List<Probe> all = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Probe> all = Collections.synchronizedList(new ArrayList<>());
         ExecutorService pollers = Executors.newFixedThreadPool(8);
         ScheduledExecutorService appender = Executors.newSingleThreadScheduledExecutor();
         try (DocumentStore store = store(ds, DaemonMode.SOLO, listener)) {
             store.waitForNonStaleProjectionData(Duration.ofMinutes(1));
             log("trickle: " + appends + " appends at " + rate + "/s");
-            java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(appends);
+            CountDownLatch done = new CountDownLatch(appends);
             ScheduledFuture<?> ticker = appender.scheduleAtFixedRate(() -> {
                 int k = issued.getAndIncrement();
                 if (k >= appends) {

@@ -1,6 +1,7 @@
 package dev.ferret.bench;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
+import com.sun.management.OperatingSystemMXBean;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ferret.DocumentSession;
@@ -39,6 +40,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -49,6 +51,7 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -544,7 +547,7 @@ public final class TenantRebuildHarness {
         } catch (IOException | RuntimeException ignored) {
             // not Linux
         }
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os) {
             ram = String.format(Locale.ROOT, "%.1f GiB RAM", os.getTotalMemorySize() / (double) (1L << 30));
         }
         return Runtime.getRuntime().availableProcessors() + " cores (" + cpu + "), " + ram + ", "
@@ -805,7 +808,7 @@ public final class TenantRebuildHarness {
                 busy = -1;
             }
             long jvm = ManagementFactory.getOperatingSystemMXBean()
-                    instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
+                    instanceof OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
             return new long[] {busy, pg, jvm};
         }
 
@@ -878,7 +881,7 @@ public final class TenantRebuildHarness {
                     for (Future<?> rebuild : rebuilds) {
                         try {
                             rebuild.get();
-                        } catch (java.util.concurrent.ExecutionException e) {
+                        } catch (ExecutionException e) {
                             failure = failure == null ? e.getCause() : failure;
                         }
                     }
@@ -932,14 +935,14 @@ public final class TenantRebuildHarness {
     private String verify(HikariDataSource ds) throws Exception {
         int perTenant = pages * batch;
         long[] last = new long[docsPerTenant];
-        java.util.Arrays.fill(last, -1);
+        Arrays.fill(last, -1);
         for (int i = 0; i < perTenant; i++) {
             for (int k = 0; k < docsPerEvent; k++) {
                 last[(int) (((long) i * docsPerEvent + k) % docsPerTenant)] = i;
             }
         }
-        long expectedSheets = java.util.Arrays.stream(last).filter(v -> v >= 0).count();
-        long expectedSheetSum = java.util.Arrays.stream(last).filter(v -> v >= 0).sum();
+        long expectedSheets = Arrays.stream(last).filter(v -> v >= 0).count();
+        long expectedSheetSum = Arrays.stream(last).filter(v -> v >= 0).sum();
         long expectedSummaries = Math.min(streams, perTenant);
         long expectedEventSum = (long) perTenant * (perTenant - 1) / 2;
 

@@ -3,11 +3,12 @@ package dev.ferret.runtime;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.pool.HikariPool;
+import dev.ferret.ConfigurationException;
 import dev.ferret.DatabaseEngine;
 import dev.ferret.DatabaseException;
 import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
-import dev.ferret.runtime.dialect.Dialects;
+import dev.ferret.runtime.engines.Dialects;
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -58,11 +59,11 @@ public final class Ferret {
                 String where = "tenancy database '" + database.name() + "' (" + describe(database.dataSource()) + ")";
                 DatabaseEngine other = detect(database.dataSource(), where);
                 if (other != engine) {
-                    throw new dev.ferret.ConfigurationException(where + " runs " + other + " but the store's own"
+                    throw new ConfigurationException(where + " runs " + other + " but the store's own"
                             + " database runs " + engine + "; every tenancy database must run the same engine");
                 }
             }
-            return new FerretDocumentStore(options, dataSource, ownedPool,
+            return StoreAssembly.assemble(options, dataSource, ownedPool,
                     Dialects.of(engine, options.events().getAppendLockTimeout()), seams);
         } catch (RuntimeException e) {
             if (ownedPool != null) {

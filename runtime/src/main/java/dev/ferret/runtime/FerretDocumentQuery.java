@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,13 +34,13 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
         if (value == null) {
             throw new IllegalArgumentException("value of query property '" + property + "' must not be null");
         }
-        properties.add(session.store.dialect().propertyArgument(property));
+        properties.add(session.context.dialect().propertyArgument(property));
         values.add(value.toString());
         return this;
     }
 
     @Override
-    public DocumentQuery<T> queryForNonStaleData(java.time.Duration timeout) {
+    public DocumentQuery<T> queryForNonStaleData(Duration timeout) {
         session.store.waitForNonStale(mapping.type(), session.tenantId, timeout);
         return this;
     }
@@ -47,7 +48,7 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
     @Override
     public List<T> toList() {
         session.ensureOpen();
-        try (Connection c = session.store.dataSourceOf(session.tenantId).getConnection();
+        try (Connection c = session.context.dataSourceOf(session.tenantId).getConnection();
              PreparedStatement ps = c.prepareStatement(withFilters(mapping.sql().selectAll()) + " ORDER BY id")) {
             bind(ps);
             return session.readDocuments(ps, mapping.type());
@@ -59,7 +60,7 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
     @Override
     public long count() {
         session.ensureOpen();
-        try (Connection c = session.store.dataSourceOf(session.tenantId).getConnection();
+        try (Connection c = session.context.dataSourceOf(session.tenantId).getConnection();
              PreparedStatement ps = c.prepareStatement(withFilters(mapping.sql().countAll()))) {
             bind(ps);
             try (ResultSet rs = ps.executeQuery()) {

@@ -56,7 +56,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             if (document == null) {
                 throw new IllegalArgumentException("cannot store a null document");
             }
-            DocumentMapping<?> mapping = store.mapping(document.getClass());
+            DocumentMapping<?> mapping = context.mapping(document.getClass());
             keys.add(new DocumentChanges.Key(mapping, tenantId, mapping.idOf(document)));
         }
         for (int i = 0; i < documents.length; i++) {
@@ -67,7 +67,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     @Override
     public void delete(Class<?> type, Object id) {
         ensureOpen();
-        DocumentMapping<?> mapping = store.mapping(type);
+        DocumentMapping<?> mapping = context.mapping(type);
         documentChanges.delete(new DocumentChanges.Key(mapping, tenantId, mapping.idFrom(id)));
     }
 
@@ -110,7 +110,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                 throw new IllegalArgumentException("event " + i + " appended to stream '" + streamId + "' is null");
             }
             // fail at the call, not at save, when the type cannot be named
-            store.eventTypes().aliasOf(events.get(i).getClass());
+            context.eventTypes().aliasOf(events.get(i).getClass());
         }
         appends.add(new StreamAppend(streamId, expectedVersion, aggregateType, start, List.copyOf(events)));
     }
@@ -121,12 +121,12 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         if (appends.isEmpty() && documentChanges.isEmpty()) {
             return;
         }
-        OffsetDateTime now = OffsetDateTime.now(store.clock());
+        OffsetDateTime now = OffsetDateTime.now(context.clock());
         // what withdraws the ownership of the numbers drawn where the engine does not end it with the transaction;
         // run only once the transaction has ended, so a hole stays owned until it is filled or permanent
         List<Runnable> releaseOwnership = new ArrayList<>();
         try {
-            store.transactions().inTransaction(store.dataSourceOf(tenantId), c -> {
+            context.transactions().inTransaction(context.dataSourceOf(tenantId), c -> {
                 writeChanges(c, now, releaseOwnership);
                 return null;
             });
@@ -151,21 +151,21 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     private void writeChanges(Connection c, OffsetDateTime now, List<Runnable> releaseOwnership) throws SQLException {
         List<EventEnvelope> inlineEvents = store.inlineAppliers().isEmpty() ? null : new ArrayList<>();
         // first, so every append of the tenant takes its sequence row before any stream row: one lock order
-        long[] tenantSeq = {store.partitionedByTenant() && !appends.isEmpty() ? drawTenantNumbers(c, now) : 0};
+        long[] tenantSeq = {context.partitionedByTenant() && !appends.isEmpty() ? drawTenantNumbers(c, now) : 0};
         for (StreamAppend append : appends) {
             long headVersion = writeStream(c, append, now);
             tenantSeq[0] = writeEvents(c, append, headVersion, now, inlineEvents, tenantSeq[0]);
-            if (!store.partitionedByTenant()) {
+            if (!context.partitionedByTenant()) {
                 // at once after the insert drew the numbers: the detector passes a hole without an owner.
                 // Partitioned stores read each tenant's gap-free numbers instead, with no detector
-                releaseOwnership.add(store.dialect().ownAppendedSequences(c, store.names(), store.eventSql(),
+                releaseOwnership.add(context.dialect().ownAppendedSequences(c, context.names(), context.eventSql(),
                         tenantId, append.streamId(), headVersion - append.events().size() + 1, headVersion));
             }
         }
         if (inlineEvents != null && !inlineEvents.isEmpty()) {
             applyInline(c, inlineEvents);
         }
-        documentChanges.write(c, store.serializer(), now);
+        documentChanges.write(c, context.serializer(), now);
     }
 
     /**
@@ -187,7 +187,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
      * top-level scalar that PostgreSQL and H2 would take, and an event must be storable on every engine alike.
      */
     private String structuredJson(Object event) {
-        String json = store.serializer().toJson(event);
+        String json = context.serializer().toJson(event);
         for (int i = 0; i < json.length(); i++) {
             char c = json.charAt(i);
             if (!Character.isWhitespace(c)) {
@@ -204,7 +204,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
 
     /** Moves the stream's head and returns its version afterwards. */
     private long writeStream(Connection c, StreamAppend append, OffsetDateTime now) throws SQLException {
-        EventSql sql = store.eventSql();
+        EventSql sql = context.eventSql();
         int count = append.events().size();
         long newVersion;
         if (append.expectedVersion() == 0) {
@@ -212,7 +212,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                 bindStreamRow(ps, append, count, now);
                 ps.executeUpdate();
             } catch (SQLException e) {
-                if (store.dialect().isUniqueViolation(e)) {
+                if (context.dialect().isUniqueViolation(e)) {
                     throw conflict(c, append, "it already exists");
                 }
                 throw e;
@@ -238,7 +238,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                     newVersion = rs.getLong(1);
                 }
             } catch (SQLException e) {
-                if (store.dialect().isUniqueViolation(e)) {
+                if (context.dialect().isUniqueViolation(e)) {
                     // two writers created the stream at once; the engine's upsert let both try the insert
                     throw conflict(c, append, "another writer created it at the same time");
                 }
@@ -269,7 +269,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             count += append.events().size();
         }
         // another append of the tenant holds the row until it ends: wait for it, within events().appendLockTimeout
-        Dialect.Restore restore = store.dialect().waitForTenantSequence(c);
+        Dialect.Restore restore = context.dialect().waitForTenantSequence(c);
         long drawn;
         try {
             drawn = mergeTenantRow(c, count, now);
@@ -288,7 +288,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     /** One MERGE of the tenant's row, tried again once when two first appends raced to insert it. */
     private long mergeTenantRow(Connection c, int count, OffsetDateTime now) throws SQLException {
         for (int attempt = 1; ; attempt++) {
-            try (PreparedStatement ps = c.prepareStatement(store.eventSql().nextTenantSequence())) {
+            try (PreparedStatement ps = c.prepareStatement(context.eventSql().nextTenantSequence())) {
                 ps.setString(1, tenantId);
                 ps.setLong(2, count);
                 ps.setObject(3, now);
@@ -299,7 +299,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             } catch (SQLException e) {
                 // H2's MERGE lets two first appends of a tenant both try the insert; the loser finds the row on a
                 // second try (only the statement failed; PostgreSQL's ON CONFLICT never gets here)
-                if (attempt > 1 || !store.dialect().isUniqueViolation(e)) {
+                if (attempt > 1 || !context.dialect().isUniqueViolation(e)) {
                     throw e;
                 }
             }
@@ -312,19 +312,19 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
      */
     private long writeEvents(Connection c, StreamAppend append, long headVersion, OffsetDateTime now,
                              List<EventEnvelope> inline, long tenantSeq) throws SQLException {
-        boolean partitioned = store.partitionedByTenant();
+        boolean partitioned = context.partitionedByTenant();
         int count = append.events().size();
         long firstVersion = headVersion - count + 1;
         List<UUID> eventIds = new ArrayList<>(count);
         List<String> aliases = new ArrayList<>(count);
-        try (PreparedStatement ps = c.prepareStatement(store.eventSql().insertEvent())) {
+        try (PreparedStatement ps = c.prepareStatement(context.eventSql().insertEvent())) {
             long version = firstVersion;
             for (Object event : append.events()) {
                 UUID eventId = UUID.randomUUID();
-                String alias = store.eventTypes().aliasOf(event.getClass());
+                String alias = context.eventTypes().aliasOf(event.getClass());
                 eventIds.add(eventId);
                 aliases.add(alias);
-                store.dialect().bindUuid(ps, 1, eventId);
+                context.dialect().bindUuid(ps, 1, eventId);
                 ps.setString(2, append.streamId());
                 ps.setLong(3, version++);
                 ps.setString(4, alias);
@@ -340,7 +340,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             }
             ps.executeBatch();
         } catch (SQLException e) {
-            if (store.dialect().isUniqueViolation(e)) {
+            if (context.dialect().isUniqueViolation(e)) {
                 throw conflict(c, append, "another writer appended the same versions");
             }
             throw e;
@@ -363,7 +363,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             throws SQLException {
         long[] sequences = new long[append.events().size()];
         int found = 0;
-        try (PreparedStatement ps = c.prepareStatement(store.eventSql().selectAppendedSequences())) {
+        try (PreparedStatement ps = c.prepareStatement(context.eventSql().selectAppendedSequences())) {
             ps.setString(1, tenantId);
             ps.setString(2, append.streamId());
             ps.setLong(3, firstVersion);
@@ -383,7 +383,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     }
 
     private void applyInline(Connection c, List<EventEnvelope> events) throws SQLException {
-        PageBatch batch = new PageBatch(store, c, documentChanges, store.databases().of(tenantId));
+        PageBatch batch = new PageBatch(context, c, documentChanges, context.databases().of(tenantId));
         for (ProjectionApplier applier : store.inlineAppliers()) {
             List<EventEnvelope> wanted = events.stream().filter(e -> applier.wants(e.typeName())).toList();
             try {
@@ -399,7 +399,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
 
     private ConcurrencyException conflict(Connection c, StreamAppend append, String reason) {
         long actual = -1;
-        try (PreparedStatement ps = c.prepareStatement(store.eventSql().selectStream())) {
+        try (PreparedStatement ps = c.prepareStatement(context.eventSql().selectStream())) {
             ps.setString(1, tenantId);
             ps.setString(2, append.streamId());
             try (ResultSet rs = ps.executeQuery()) {

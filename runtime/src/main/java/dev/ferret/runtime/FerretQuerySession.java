@@ -6,6 +6,7 @@ import dev.ferret.EventEnvelope;
 import dev.ferret.IdLimits;
 import dev.ferret.QuerySession;
 import dev.ferret.StreamState;
+import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.documents.DocumentMapping;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,11 +23,13 @@ import java.util.Optional;
 class FerretQuerySession implements QuerySession {
 
     final FerretDocumentStore store;
+    final StoreContext context;
     final String tenantId;
     private boolean closed;
 
     FerretQuerySession(FerretDocumentStore store, String tenantId) {
         this.store = store;
+        this.context = store.context();
         this.tenantId = tenantId;
     }
 
@@ -38,14 +41,14 @@ class FerretQuerySession implements QuerySession {
     @Override
     public <T> Optional<T> load(Class<T> type, Object id) {
         ensureOpen();
-        DocumentMapping<T> mapping = store.mapping(type);
+        DocumentMapping<T> mapping = context.mapping(type);
         String key = mapping.idFrom(id);
-        try (Connection c = store.dataSourceOf(tenantId).getConnection();
+        try (Connection c = context.dataSourceOf(tenantId).getConnection();
              PreparedStatement ps = c.prepareStatement(mapping.sql().load())) {
             ps.setString(1, tenantId);
             ps.setString(2, key);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(store.serializer().fromJson(rs.getString(1), type)) : Optional.empty();
+                return rs.next() ? Optional.of(context.serializer().fromJson(rs.getString(1), type)) : Optional.empty();
             }
         } catch (SQLException e) {
             throw failure("loading " + type.getSimpleName() + " " + key, e);
@@ -56,16 +59,16 @@ class FerretQuerySession implements QuerySession {
     public <T> List<T> loadMany(Class<T> type, Collection<?> ids) {
         ensureOpen();
         Objects.requireNonNull(ids, "ids");
-        DocumentMapping<T> mapping = store.mapping(type);
+        DocumentMapping<T> mapping = context.mapping(type);
         if (ids.isEmpty()) {
             return List.of();
         }
         List<String> keys = new ArrayList<>(ids.size());
         ids.forEach(id -> keys.add(mapping.idFrom(id)));
-        try (Connection c = store.dataSourceOf(tenantId).getConnection();
+        try (Connection c = context.dataSourceOf(tenantId).getConnection();
              PreparedStatement ps = c.prepareStatement(mapping.sql().loadMany())) {
             ps.setString(1, tenantId);
-            store.dialect().bindIds(c, ps, 2, keys);
+            context.dialect().bindIds(c, ps, 2, keys);
             return readDocuments(ps, type);
         } catch (SQLException e) {
             throw failure("loading " + keys.size() + " " + type.getSimpleName() + " documents", e);
@@ -75,14 +78,14 @@ class FerretQuerySession implements QuerySession {
     @Override
     public <T> DocumentQuery<T> query(Class<T> type) {
         ensureOpen();
-        return new FerretDocumentQuery<>(this, store.mapping(type));
+        return new FerretDocumentQuery<>(this, context.mapping(type));
     }
 
     <T> List<T> readDocuments(PreparedStatement ps, Class<T> type) throws SQLException {
         List<T> documents = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                documents.add(store.serializer().fromJson(rs.getString(1), type));
+                documents.add(context.serializer().fromJson(rs.getString(1), type));
             }
         }
         return documents;
@@ -92,8 +95,8 @@ class FerretQuerySession implements QuerySession {
     public List<EventEnvelope> fetchStream(String streamId) {
         ensureOpen();
         IdLimits.requireStreamId(streamId);
-        try (Connection c = store.dataSourceOf(tenantId).getConnection();
-             PreparedStatement ps = c.prepareStatement(store.eventSql().selectStreamEvents())) {
+        try (Connection c = context.dataSourceOf(tenantId).getConnection();
+             PreparedStatement ps = c.prepareStatement(context.eventSql().selectStreamEvents())) {
             ps.setString(1, tenantId);
             ps.setString(2, streamId);
             List<EventEnvelope> events = new ArrayList<>();
@@ -109,15 +112,15 @@ class FerretQuerySession implements QuerySession {
     }
 
     private EventEnvelope readEvent(ResultSet rs) throws SQLException {
-        return store.readEvent(rs);
+        return context.readEvent(rs);
     }
 
     @Override
     public Optional<StreamState> fetchStreamState(String streamId) {
         ensureOpen();
         IdLimits.requireStreamId(streamId);
-        try (Connection c = store.dataSourceOf(tenantId).getConnection();
-             PreparedStatement ps = c.prepareStatement(store.eventSql().selectStream())) {
+        try (Connection c = context.dataSourceOf(tenantId).getConnection();
+             PreparedStatement ps = c.prepareStatement(context.eventSql().selectStream())) {
             ps.setString(1, tenantId);
             ps.setString(2, streamId);
             try (ResultSet rs = ps.executeQuery()) {

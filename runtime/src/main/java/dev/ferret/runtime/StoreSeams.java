@@ -2,6 +2,7 @@ package dev.ferret.runtime;
 
 import dev.ferret.runtime.daemon.DaemonExecutors;
 import dev.ferret.runtime.retry.TransientRetry;
+import dev.ferret.runtime.time.TimeSource;
 import dev.ferret.runtime.tx.TransactionRunner;
 import java.time.Clock;
 import java.util.Objects;
@@ -16,41 +17,53 @@ import java.util.function.IntFunction;
  * @param executors    builds the daemon's executors for a given number of page workers; the scheduler must run
  *                     one task at a time (the detector's state has a single owner)
  * @param retries      builds each shard's retry of transient page failures
+ * @param time         the daemon's deadlines, due times and bounded waits (drain, retry, lock and heartbeat rules)
  */
 public record StoreSeams(Clock clock, TransactionRunner transactions, IntFunction<DaemonExecutors> executors,
-                         TransientRetry.Factory retries) {
+                         TransientRetry.Factory retries, TimeSource time) {
 
     public StoreSeams {
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(transactions, "transactions");
         Objects.requireNonNull(executors, "executors");
         Objects.requireNonNull(retries, "retries");
+        Objects.requireNonNull(time, "time");
+    }
+
+    /** On the system's monotonic time. */
+    public StoreSeams(Clock clock, TransactionRunner transactions, IntFunction<DaemonExecutors> executors,
+                      TransientRetry.Factory retries) {
+        this(clock, transactions, executors, retries, TimeSource.SYSTEM);
     }
 
     /** Keeps the Resilience4j retries. */
     public StoreSeams(Clock clock, TransactionRunner transactions, IntFunction<DaemonExecutors> executors) {
-        this(clock, transactions, executors, TransientRetry.RESILIENCE4J);
+        this(clock, transactions, executors, TransientRetry.RESILIENCE4J, TimeSource.SYSTEM);
     }
 
-    /** System UTC clock, JDBC transactions, daemon threads of the store's own, Resilience4j retries. */
+    /** System UTC clock, JDBC transactions, daemon threads of the store's own, Resilience4j retries, system time. */
     public static StoreSeams defaults() {
         return new StoreSeams(Clock.systemUTC(), TransactionRunner.JDBC,
-                workers -> DaemonExecutors.create("ferret", workers), TransientRetry.RESILIENCE4J);
+                workers -> DaemonExecutors.create("ferret", workers), TransientRetry.RESILIENCE4J, TimeSource.SYSTEM);
     }
 
     public StoreSeams withClock(Clock clock) {
-        return new StoreSeams(clock, transactions, executors, retries);
+        return new StoreSeams(clock, transactions, executors, retries, time);
     }
 
     public StoreSeams withTransactions(TransactionRunner transactions) {
-        return new StoreSeams(clock, transactions, executors, retries);
+        return new StoreSeams(clock, transactions, executors, retries, time);
     }
 
     public StoreSeams withExecutors(IntFunction<DaemonExecutors> executors) {
-        return new StoreSeams(clock, transactions, executors, retries);
+        return new StoreSeams(clock, transactions, executors, retries, time);
     }
 
     public StoreSeams withRetries(TransientRetry.Factory retries) {
-        return new StoreSeams(clock, transactions, executors, retries);
+        return new StoreSeams(clock, transactions, executors, retries, time);
+    }
+
+    public StoreSeams withTime(TimeSource time) {
+        return new StoreSeams(clock, transactions, executors, retries, time);
     }
 }

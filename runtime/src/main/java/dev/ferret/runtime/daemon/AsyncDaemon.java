@@ -1,39 +1,42 @@
 package dev.ferret.runtime.daemon;
 
 import dev.ferret.DatabaseException;
+import dev.ferret.FerretException;
 import dev.ferret.daemon.AsyncListener;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.daemon.DaemonStatus;
+import dev.ferret.daemon.HighWaterMarkStatus;
 import dev.ferret.daemon.NonStaleTimeoutException;
 import dev.ferret.daemon.ProjectionDaemon;
 import dev.ferret.daemon.RebuildProgress;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
 import dev.ferret.projections.Projection;
-import dev.ferret.runtime.FerretDocumentStore;
+import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.daemon.hwm.HighWaterMarkDetector;
 import dev.ferret.runtime.daemon.hwm.TenantMarks;
-import dev.ferret.runtime.tenancy.TenantDatabases;
 import dev.ferret.runtime.dialect.DaemonSql;
+import dev.ferret.runtime.documents.DocumentMapping;
+import dev.ferret.runtime.progression.ProgressionRows;
 import dev.ferret.runtime.projections.ProjectionApplier;
+import dev.ferret.runtime.retry.Backoff;
 import dev.ferret.runtime.retry.TransientRetry;
+import dev.ferret.runtime.tenancy.TenantDatabases;
+import dev.ferret.runtime.time.TimeSource;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -51,66 +54,75 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     private static final Logger LOG = LoggerFactory.getLogger(AsyncDaemon.class);
 
-    private final FerretDocumentStore store;
+    private final StoreContext context;
     private final DaemonSettings settings;
     private final DaemonExecutors executors;
-    private final HighWaterMarkDetector detector;
-    /**
-     * Every shard by name. Copy-on-write: replaced whole by {@link #register} (the constructor, or the scheduler
-     * thread when a new tenant shows up), read lock-free by agents, status and waiters.
-     */
-    private volatile Map<String, ShardAgent> shards = Map.of();
+    private final TimeSource time;
     private final List<ProjectionApplier> appliers;
-    /** Per database, when events are partitioned by tenant; empty otherwise. Refreshed on the scheduler thread. */
-    private final Map<String, TenantMarks> tenantMarks = new LinkedHashMap<>();
-    private final List<AsyncListener> listeners;
-    private final ProgressBoard board = new ProgressBoard();
+    /** The detector's and the tenants' marks; detection runs on the scheduler thread only. */
+    private final LogMarks marks;
+    private final HighWaterMarkDetector detector;
+    private final ProgressBoard board;
     private final DaemonSql sql;
-    private final TransientRetry.Factory retries;
-
-    private volatile boolean running;
+    private final ProgressionRows progression;
     private final LoadBudget budget;
-    /** Per database name; absent when unbounded. */
-    private final Map<String, Semaphore> loads = new java.util.HashMap<>();
-    private final Map<String, Semaphore> writes = new java.util.HashMap<>();
+    /** What every agent is built from. */
+    private final ShardParts parts;
+    /** Null unless HotCold. */
     private final ShardOwnership ownership;
     /** The detector's loop; its last finished run is the daemon's heartbeat. */
     private final RearmingLoop polling;
     /** Re-arms every other loop and wakes shards whose wake-up was lost; re-armed itself by polling and status. */
     private final RearmingLoop supervisor;
-    /** Written by the polling loop's runs only (one at a time). */
-    private Duration pollBackoff;
+    /** The detector loop's waits after failed reads; used by the polling loop's runs only (one at a time). */
+    private final Backoff.Attempts pollBackoff;
 
-    public AsyncDaemon(FerretDocumentStore store, DaemonSettings settings, List<ProjectionApplier> appliers,
-                       List<AsyncListener> listeners, DaemonExecutors executors, TransientRetry.Factory retries) {
-        this.store = store;
-        this.retries = retries;
+    /**
+     * Every shard by name. Copy-on-write: replaced whole by {@link #register} (the constructor, or the scheduler
+     * thread when a new tenant shows up), read lock-free by agents, status and waiters.
+     */
+    private volatile Map<String, ShardAgent> shards = Map.of();
+    private volatile boolean running;
+
+    /**
+     * Builds the daemon and its agents; nothing runs until {@link #start}.
+     *
+     * @param sessions the store's sessions, for raised events and after-commit listeners
+     * @param time     every deadline, due time and elapsed duration the daemon computes
+     */
+    public AsyncDaemon(StoreContext context, DaemonSettings settings, List<ProjectionApplier> appliers,
+                       List<AsyncListener> listeners, DaemonExecutors executors, TransientRetry.Factory retries,
+                       StoreSessions sessions, TimeSource time) {
+        this.context = context;
         this.settings = settings;
         this.executors = executors;
-        this.listeners = List.copyOf(listeners);
-        this.sql = store.dialect().daemonSql(store.names());
-        this.detector = new HighWaterMarkDetector(store.dataSource(), store.dialect(), store.names(), settings,
-                store.clock());
+        this.time = time;
         this.appliers = List.copyOf(appliers);
-        for (TenantDatabases.Database database : store.databases().all()) {
-            if (store.partitionedByTenant()) {
-                tenantMarks.put(database.name(), new TenantMarks(database.name(), database.dataSource(), sql,
-                        store.clock()));
-            }
-            throttle(settings.getMaxConcurrentEventLoadsPerDatabase()).ifPresent(t -> loads.put(database.name(), t));
-            throttle(settings.getMaxConcurrentBatchWritesPerDatabase()).ifPresent(t -> writes.put(database.name(), t));
-        }
-        this.pollBackoff = settings.getPollingInterval();
+        this.sql = context.dialect().daemonSql(context.names());
+        this.progression = new ProgressionRows(context.dialect(), sql);
+        this.marks = new LogMarks(context, settings, sql);
+        this.detector = marks.detector();
+        this.board = new ProgressBoard(time);
         this.budget = new LoadBudget(settings.getTenantLoadBudget(), settings.getTenantLoadMemoryThreshold());
-        this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !appliers.isEmpty()
-                ? new ShardOwnership(this) : null;
+        this.pollBackoff = new Backoff(settings.getPollingInterval(), settings.getMaxRetryBackoff()).attempts();
         Duration grace = RearmingLoop.graceOn(settings);
-        this.polling = new RearmingLoop("high water mark detection", executors.scheduler(), this::pollOnce,
-                settings.getPollingInterval(), grace, System::nanoTime);
-        this.supervisor = new RearmingLoop("daemon supervisor", executors.scheduler(), this::supervise,
-                settings.getPollingInterval(), grace, System::nanoTime);
-        if (!store.partitionedByTenant()) {
-            register(agentsFor(new LogPartition(null, store.databases().main())));
+        this.polling = new RearmingLoop("high water mark detection", executors.scheduler(),
+                settings.getPollingInterval(), grace, time);
+        this.supervisor = new RearmingLoop("daemon supervisor", executors.scheduler(), settings.getPollingInterval(),
+                grace, time);
+        RearmingLoop pollingLoop = polling;
+        RearmingLoop supervisorLoop = supervisor;
+        Runnable rearmLoops = () -> {
+            pollingLoop.rearmIfOverdue();
+            supervisorLoop.rearmIfOverdue();
+        };
+        this.parts = new ShardParts(context, settings, sql, context.dialect().outboxSql(context.names()), progression,
+                executors, budget, new DatabaseLimits(context.databases(), settings, time), board,
+                List.copyOf(listeners), retries, sessions, marks, time, rearmLoops);
+        this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !appliers.isEmpty()
+                ? new ShardOwnership(parts) : null;
+        if (!context.partitionedByTenant()) {
+            register(agentsFor(new LogPartition(null, context.databases().main())));
         }
     }
 
@@ -119,7 +131,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         List<ShardAgent> agents = new ArrayList<>(appliers.size());
         for (ProjectionApplier applier : appliers) {
             agents.add(new ShardAgent(partition.shardName(shardName(applier.name(), applier.version())), applier,
-                    this, partition));
+                    partition, parts));
         }
         return agents;
     }
@@ -128,7 +140,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
     private synchronized void register(List<ShardAgent> agents) {
         Map<String, ShardAgent> next = new LinkedHashMap<>(shards);
         agents.forEach(agent -> next.put(agent.name(), agent));
-        shards = java.util.Collections.unmodifiableMap(next);
+        shards = Collections.unmodifiableMap(next);
         if (ownership != null) {
             ownership.add(agents);
         } else if (running) {
@@ -142,7 +154,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
     }
 
     /** The shards this node runs under HotCold (every shard under SOLO). */
-    public java.util.Set<String> ownedShards() {
+    public Set<String> ownedShards() {
         return ownership == null ? shards.keySet() : ownership.heldShards();
     }
 
@@ -155,77 +167,9 @@ public final class AsyncDaemon implements ProjectionDaemon {
         return version == 1 ? name + ":All" : name + ":V" + version + ":All";
     }
 
-    FerretDocumentStore store() {
-        return store;
-    }
-
-    DaemonSettings settings() {
-        return settings;
-    }
-
-    ExecutorService workers() {
-        return executors.workers();
-    }
-
-    private static java.util.Optional<Semaphore> throttle(int permits) {
-        return permits > 0 ? java.util.Optional.of(new Semaphore(permits, true)) : java.util.Optional.empty();
-    }
-
+    /** The shared load budget; for tests that watch its line. */
     LoadBudget budget() {
         return budget;
-    }
-
-    /** Bounds concurrent page loads from {@code database} (null: unbounded). */
-    Semaphore loadThrottle(TenantDatabases.Database database) {
-        return loads.get(database.name());
-    }
-
-    /** Bounds concurrent page writes to {@code database} (null: unbounded). */
-    Semaphore writeThrottle(TenantDatabases.Database database) {
-        return writes.get(database.name());
-    }
-
-    TransientRetry.Factory retries() {
-        return retries;
-    }
-
-    ScheduledExecutorService scheduler() {
-        return executors.scheduler();
-    }
-
-    /** Per database name: System.nanoTime() before which its outbox is not cleaned up again. */
-    private final Map<String, AtomicLong> outboxCleanups = new ConcurrentHashMap<>();
-
-    /**
-     * Whether a shard's dispatcher should delete the delivered rows of {@code database} now: true for one caller per
-     * {@code interval}, so shards sharing a database do not each run the delete.
-     */
-    boolean outboxCleanupDue(TenantDatabases.Database database, Duration interval) {
-        AtomicLong next = outboxCleanups.computeIfAbsent(database.name(),
-                name -> new AtomicLong(System.nanoTime()));
-        long due = next.get();
-        long now = System.nanoTime();
-        return now - due >= 0 && next.compareAndSet(due, now + interval.toNanos());
-    }
-
-    ProgressBoard board() {
-        return board;
-    }
-
-    List<AsyncListener> listeners() {
-        return listeners;
-    }
-
-    /** The mark {@code partition} is working towards: the store's, or its tenant's. */
-    long markOf(LogPartition partition) {
-        return partition.perTenant() ? tenantMarks.get(partition.database().name()).markOf(partition.tenantId())
-                : detector.mark();
-    }
-
-    /** Whether the mark of {@code partition} has been read at least once since the daemon started. */
-    boolean markKnown(LogPartition partition) {
-        return partition.perTenant() ? tenantMarks.get(partition.database().name()).known()
-                : detector.status().healthy();
     }
 
     /** Starts polling and every shard. */
@@ -233,7 +177,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         if (running) {
             return;
         }
-        if (!store.partitionedByTenant()) {
+        if (!context.partitionedByTenant()) {
             try {
                 detector.loadPersistedMark();
             } catch (SQLException e) {
@@ -246,9 +190,9 @@ public final class AsyncDaemon implements ProjectionDaemon {
         } else {
             shards.values().forEach(ShardAgent::start);
         }
-        polling.start(Duration.ZERO);
-        supervisor.start(settings.getPollingInterval());
-        LOG.info("Async daemon started in {} mode with {}", settings.getMode(), store.partitionedByTenant()
+        polling.start(this::pollOnce, Duration.ZERO);
+        supervisor.start(this::supervise, settings.getPollingInterval());
+        LOG.info("Async daemon started in {} mode with {}", settings.getMode(), context.partitionedByTenant()
                 ? appliers.size() + " projections per tenant" : shards.size() + " shards");
     }
 
@@ -256,18 +200,16 @@ public final class AsyncDaemon implements ProjectionDaemon {
     private Duration pollOnce() {
         try {
             boolean moved = detect(database -> true, false);
-            pollBackoff = settings.getPollingInterval();
+            pollBackoff.reset();
             if (moved) {
                 board.changed();
             }
             // right after a move more events are likely on their way
             return moved ? settings.getPollingInterval().dividedBy(4) : settings.getPollingInterval();
         } catch (Exception e) {
-            Duration next = pollBackoff;
+            Duration next = pollBackoff.next();
             LOG.warn("High water mark detection failed; keeping mark {} and retrying in {}: {}", detector.mark(),
                     next, e.toString());
-            pollBackoff = next.multipliedBy(2).compareTo(settings.getMaxRetryBackoff()) > 0
-                    ? settings.getMaxRetryBackoff() : next.multipliedBy(2);
             return next;
         } finally {
             // the polling loop may have been the one that was lost: its partner comes back with it
@@ -286,7 +228,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         }
         // a heap that recovered signals nobody: the line's head is let in from here
         budget.recheck();
-        long now = System.nanoTime();
+        long now = time.nanoTime();
         for (ShardAgent agent : shards.values()) {
             try {
                 agent.heal(now);
@@ -314,7 +256,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
      * (for a wait, which must not pass on a mark it could not read).
      */
     private boolean detect(Predicate<TenantDatabases.Database> databases, boolean strict) throws SQLException {
-        if (!store.partitionedByTenant()) {
+        if (!context.partitionedByTenant()) {
             boolean moved = detector.detect();
             if (moved) {
                 shards.values().forEach(ShardAgent::wake);
@@ -323,22 +265,22 @@ public final class AsyncDaemon implements ProjectionDaemon {
         }
         boolean moved = false;
         SQLException failed = null;
-        for (TenantDatabases.Database database : store.databases().all()) {
+        for (TenantDatabases.Database database : context.databases().all()) {
             if (!databases.test(database)) {
                 continue;
             }
             Map<String, Long> tenants;
             try {
-                tenants = tenantMarks.get(database.name()).refresh();
+                tenants = marks.of(database).refresh();
             } catch (SQLException e) {
                 failed = failed == null ? e : failed;
                 continue;
             }
             for (String tenant : tenants.keySet()) {
                 moved = true;
-                if (!store.databases().holds(database, tenant)) {
+                if (!context.databases().holds(database, tenant)) {
                     LOG.warn("Tenant {} has events in database {} but is mapped to database {}; its shards run"
-                            + " where it is mapped", tenant, database.name(), store.databases().of(tenant).name());
+                            + " where it is mapped", tenant, database.name(), context.databases().of(tenant).name());
                     continue;
                 }
                 List<ShardAgent> agents = agentsFor(new LogPartition(tenant, database));
@@ -370,9 +312,9 @@ public final class AsyncDaemon implements ProjectionDaemon {
      * A transient failure (a pooled connection the database ended, say) is tried again within the timeout.
      */
     long refreshMark(Duration timeout, Predicate<TenantDatabases.Database> databases) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = time.nanoTime() + timeout.toNanos();
         while (true) {
-            long remaining = deadline - System.nanoTime();
+            long remaining = deadline - time.nanoTime();
             try {
                 executors.scheduler().submit(() -> {
                     detect(databases, true);
@@ -381,8 +323,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 return detector.mark();
             } catch (ExecutionException e) {
                 Duration pause = settings.getPollingInterval();
-                boolean timeLeft = deadline - System.nanoTime() >= pause.toNanos();
-                if (!store.dialect().isTransientCause(e.getCause()) || !timeLeft) {
+                boolean timeLeft = deadline - time.nanoTime() >= pause.toNanos();
+                if (!context.dialect().isTransientCause(e.getCause()) || !timeLeft) {
                     throw new DatabaseException("could not read the high water mark: " + e.getCause(), e.getCause());
                 }
                 sleep(pause);
@@ -395,9 +337,9 @@ public final class AsyncDaemon implements ProjectionDaemon {
         }
     }
 
-    private static void sleep(Duration pause) {
+    private void sleep(Duration pause) {
         try {
-            Thread.sleep(pause.toMillis());
+            time.sleep(pause);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while reading the high water mark", e);
@@ -406,7 +348,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     /** Stops polling and every shard within one drain bound. */
     public void stop() {
-        stop(ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout()));
+        stop(ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout(), time));
     }
 
     private void stop(long deadline) {
@@ -439,14 +381,14 @@ public final class AsyncDaemon implements ProjectionDaemon {
      * ignores both the interrupt and its aborted connection is left to end on its own thread, never waited for twice.
      */
     public void close() {
-        long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout());
+        long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout(), time);
         stop(deadline);
         budget.close();
         if (executors.ownedByDaemon()) {
             executors.scheduler().shutdownNow();
             executors.workers().shutdown();
             try {
-                long remaining = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                long remaining = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - time.nanoTime();
                 if (!executors.workers().awaitTermination(Math.max(0, remaining), TimeUnit.NANOSECONDS)) {
                     executors.workers().shutdownNow();
                     LOG.warn("A shard page ignored the drain bound's cancel; its worker thread is left to end alone");
@@ -515,27 +457,27 @@ public final class AsyncDaemon implements ProjectionDaemon {
      * With tenant-partitioned events there is no store-wide mark: the status sums the tenants' marks (the number
      * of committed events), each shard's status carrying its own tenant's mark.
      */
-    private dev.ferret.daemon.HighWaterMarkStatus markStatus() {
-        if (!store.partitionedByTenant()) {
+    private HighWaterMarkStatus markStatus() {
+        if (!context.partitionedByTenant()) {
             return detector.status();
         }
         long total = 0;
         boolean known = true;
         SQLException error = null;
-        for (TenantMarks marks : tenantMarks.values()) {
-            known &= marks.known();
-            if (marks.error() != null) {
+        for (TenantMarks tenant : marks.tenants()) {
+            known &= tenant.known();
+            if (tenant.error() != null) {
                 if (error == null) {
-                    error = marks.error();
+                    error = tenant.error();
                 } else {
-                    error.addSuppressed(marks.error());
+                    error.addSuppressed(tenant.error());
                 }
             }
-            for (long mark : marks.marks().values()) {
+            for (long mark : tenant.marks().values()) {
                 total += mark;
             }
         }
-        return new dev.ferret.daemon.HighWaterMarkStatus(total, total, known && error == null, error, Duration.ZERO,
+        return new HighWaterMarkStatus(total, total, known && error == null, error, Duration.ZERO,
                 List.of());
     }
 
@@ -553,18 +495,18 @@ public final class AsyncDaemon implements ProjectionDaemon {
             throw new IllegalStateException("the async daemon is not running on this node (daemon mode "
                     + settings.getMode() + "); there is nothing to wait for");
         }
-        long started = System.nanoTime();
+        long started = time.nanoTime();
         heal();
         // a tenant's wait depends on its own database only: another database's outage must not fail it
-        TenantDatabases.Database own = tenantId != null && store.partitionedByTenant()
-                ? store.databases().of(tenantId) : null;
+        TenantDatabases.Database own = tenantId != null && context.partitionedByTenant()
+                ? context.databases().of(tenantId) : null;
         long highest = refreshHighest(timeout, database -> own == null || database.name().equals(own.name()));
         // each shard's own target: the store's highest committed sequence, or its tenant's mark as just read
         Map<ShardAgent, Long> targets = new LinkedHashMap<>();
         shards.values().stream().filter(a -> feeds.test(a.applier()))
                 .filter(a -> tenantId == null || !a.partition().perTenant() || tenantId.equals(a.partition().tenantId()))
-                .forEach(a -> targets.put(a, a.partition().perTenant() ? markOf(a.partition()) : highest));
-        Duration remaining = timeout.minusNanos(System.nanoTime() - started);
+                .forEach(a -> targets.put(a, a.partition().perTenant() ? marks.markOf(a.partition()) : highest));
+        Duration remaining = timeout.minusNanos(time.nanoTime() - started);
         boolean done;
         try {
             done = board.await(() -> targets.entrySet().stream().allMatch(t -> progressOf(t.getKey()) >= t.getValue()),
@@ -595,13 +537,12 @@ public final class AsyncDaemon implements ProjectionDaemon {
         if (ownership == null || agent.state() != ShardState.STOPPED) {
             return agent.floor();
         }
-        try (java.sql.Connection c = agent.partition().database().dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement(sql.selectProgression())) {
-            ps.setString(1, agent.name());
-            try (java.sql.ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getLong(1) : 0;
-            }
+        try {
+            return progression.read(agent.partition().database().dataSource(), agent.name());
         } catch (SQLException e) {
+            // a wait polls this again on the next change; below every target, it only keeps the wait waiting
+            LOG.debug("Could not read the progression of shard {} run by another node; the wait re-reads it",
+                    agent.name(), e);
             return -1;
         }
     }
@@ -619,11 +560,11 @@ public final class AsyncDaemon implements ProjectionDaemon {
     @Override
     public void rebuild(String projectionName, String tenantId, Duration timeout,
                         Consumer<RebuildProgress> progress) {
-        if (!store.partitionedByTenant()) {
+        if (!context.partitionedByTenant()) {
             throw new IllegalArgumentException("rebuilding '" + projectionName + "' for tenant '" + tenantId
                     + "' alone needs tenant-partitioned events (events().partitionByTenant(true))");
         }
-        String database = store.databases().of(tenantId).name();
+        String database = context.databases().of(tenantId).name();
         refreshMark(timeout, candidate -> candidate.name().equals(database));
         List<ShardAgent> agents = agentsNamed(projectionName).stream()
                 .filter(a -> tenantId.equals(a.partition().tenantId())).toList();
@@ -640,21 +581,21 @@ public final class AsyncDaemon implements ProjectionDaemon {
      * teardown, and returns when all caught up; continuous processing then resumes.
      */
     private void rebuild(List<ShardAgent> agents, String label, Duration timeout, Consumer<RebuildProgress> progress) {
-        long started = System.nanoTime();
-        long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout());
+        long started = time.nanoTime();
+        long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout(), time);
         agents.forEach(ShardAgent::requestStop);
         agents.forEach(agent -> agent.awaitStop(deadline));
         agents.forEach(this::teardown);
         agents.forEach(agent -> agent.resetForRebuild(true));
         long highest = refreshMark(timeout);
         Map<ShardAgent, Long> targets = new LinkedHashMap<>();
-        agents.forEach(agent -> targets.put(agent, agent.partition().perTenant() ? markOf(agent.partition()) : highest));
+        agents.forEach(agent -> targets.put(agent, agent.partition().perTenant() ? marks.markOf(agent.partition()) : highest));
         long total = targets.values().stream().mapToLong(Long::longValue).sum();
         LOG.info("Rebuilding {} over {} sequence positions in {} shards", label, total, agents.size());
         agents.forEach(ShardAgent::start);
-        long[] lastReport = {System.nanoTime()};
+        long[] lastReport = {time.nanoTime()};
         Runnable report = () -> {
-            long now = System.nanoTime();
+            long now = time.nanoTime();
             if (now - lastReport[0] >= TimeUnit.SECONDS.toNanos(1)) {
                 lastReport[0] = now;
                 RebuildProgress p = progressOf(label, targets, started);
@@ -667,14 +608,14 @@ public final class AsyncDaemon implements ProjectionDaemon {
         try {
             done = board.await(() -> targets.entrySet().stream().allMatch(t -> t.getKey().floor() >= t.getValue()
                             || t.getKey().state() == ShardState.PAUSED),
-                    timeout.minusNanos(System.nanoTime() - started), report);
+                    timeout.minusNanos(time.nanoTime() - started), report);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while rebuilding " + label, e);
         }
         for (ShardAgent agent : agents) {
             if (agent.state() == ShardState.PAUSED) {
-                throw new dev.ferret.FerretException("rebuild of " + agent.name() + " paused at " + agent.floor()
+                throw new FerretException("rebuild of " + agent.name() + " paused at " + agent.floor()
                         + ": " + agent.status().error(), agent.status().error());
             }
         }
@@ -692,12 +633,12 @@ public final class AsyncDaemon implements ProjectionDaemon {
         agents.forEach(agent -> agent.resetForRebuild(false));
         progress.accept(progressOf(label, targets, started));
         LOG.info("Rebuild of {} finished: {} positions in {} ms", label, total,
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+                TimeUnit.NANOSECONDS.toMillis(time.nanoTime() - started));
         agents.forEach(ShardAgent::wake);
     }
 
-    private static RebuildProgress progressOf(String label, Map<ShardAgent, Long> targets, long startedNanos) {
-        double seconds = Math.max(1e-3, (System.nanoTime() - startedNanos) / 1e9);
+    private RebuildProgress progressOf(String label, Map<ShardAgent, Long> targets, long startedNanos) {
+        double seconds = Math.max(1e-3, (time.nanoTime() - startedNanos) / 1e9);
         long done = 0;
         long total = 0;
         for (Map.Entry<ShardAgent, Long> target : targets.entrySet()) {
@@ -711,8 +652,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
     private void teardown(ShardAgent agent) {
         LogPartition partition = agent.partition();
         try {
-            store.transactions().inTransaction(partition.database().dataSource(), c -> {
-                for (var mapping : agent.applier().documentMappings(store)) {
+            context.transactions().inTransaction(partition.database().dataSource(), c -> {
+                for (DocumentMapping<?> mapping : agent.applier().documentMappings(context)) {
                     if (partition.perTenant()) {
                         try (PreparedStatement ps = c.prepareStatement(mapping.sql().deleteTenant())) {
                             ps.setString(1, partition.tenantId());
@@ -724,10 +665,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
                         }
                     }
                 }
-                try (PreparedStatement ps = c.prepareStatement(sql.deleteProgression())) {
-                    ps.setString(1, agent.name());
-                    ps.executeUpdate();
-                }
+                progression.delete(c, agent.name());
                 return null;
             });
         } catch (SQLException e) {

@@ -10,6 +10,8 @@ import javax.management.Notification;
 import javax.management.NotificationEmitter;
 import javax.management.NotificationListener;
 import javax.management.openmbean.CompositeData;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Tells a {@link LoadBudget} that the heap is short. The budget {@link #listen listens} once and from then on is told,
@@ -52,6 +54,8 @@ interface MemorySignal extends AutoCloseable {
      * act on each other's thresholds.
      */
     final class Jvm implements MemorySignal {
+
+        private static final Logger LOG = LoggerFactory.getLogger(Jvm.class);
         private final List<MemoryPoolMXBean> pools;
         private final long[] limits;
         private volatile NotificationListener listener;
@@ -113,8 +117,9 @@ interface MemorySignal extends AutoCloseable {
             listener = null;
             try {
                 emitter().removeNotificationListener(heard);
-            } catch (Exception ignored) {
-                // already gone
+            } catch (Exception e) {
+                // safe: a listener that is not registered any more receives nothing
+                LOG.debug("Removing the heap notification listener failed; it was gone already", e);
             }
         }
 

@@ -1,5 +1,6 @@
 package dev.ferret.runtime.daemon;
 
+import dev.ferret.runtime.time.TimeSource;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -14,6 +15,11 @@ final class ProgressBoard {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
+    private final TimeSource time;
+
+    ProgressBoard(TimeSource time) {
+        this.time = time;
+    }
 
     void changed() {
         lock.lock();
@@ -26,11 +32,11 @@ final class ProgressBoard {
 
     /** Waits until {@code done} holds or {@code timeout} passes; returns whether it holds. */
     boolean await(BooleanSupplier done, Duration timeout, Runnable onEachChange) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = time.nanoTime() + timeout.toNanos();
         lock.lock();
         try {
             while (!done.getAsBoolean()) {
-                long remaining = deadline - System.nanoTime();
+                long remaining = deadline - time.nanoTime();
                 if (remaining <= 0) {
                     return false;
                 }

@@ -1,12 +1,12 @@
 package dev.ferret.runtime.daemon;
 
 import dev.ferret.daemon.DaemonSettings;
+import dev.ferret.runtime.time.TimeSource;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
  * run is refused (the container is suspended), dropped (the container accepted it and never ran it), cancelled or
  * fails, {@link #rearmIfOverdue()} (called by the daemon's supervisor and by every status read) schedules it again.
  *
- * <p>The loop owns its pending future, its due time and its counters under its own monitor; the body runs on the
- * scheduler thread, outside the monitor, so a slow body never blocks a status read.
+ * <p>The loop owns its body, its pending future, its due time and its counters under its own monitor; the body is
+ * handed over at {@link #start}, so an owner can build its loops in its constructor without handing itself out, and
+ * runs on the scheduler thread, outside the monitor, so a slow body never blocks a status read.
  */
 final class RearmingLoop {
 
@@ -30,12 +31,12 @@ final class RearmingLoop {
 
     private final String name;
     private final ScheduledExecutorService scheduler;
-    private final Body body;
     private final Duration afterFailure;
     /** Past its due time by this much, a run that has not started counts as lost. */
     private final Duration grace;
-    private final LongSupplier nanoTime;
+    private final TimeSource time;
 
+    private Body body;
     private ScheduledFuture<?> pending;
     private long dueNanos;
     private boolean running;
@@ -54,20 +55,20 @@ final class RearmingLoop {
         return settings.getPollingInterval().plus(settings.getAppendFenceTimeout()).plus(settings.getProbeTimeout());
     }
 
-    RearmingLoop(String name, ScheduledExecutorService scheduler, Body body, Duration afterFailure, Duration grace,
-                 LongSupplier nanoTime) {
+    RearmingLoop(String name, ScheduledExecutorService scheduler, Duration afterFailure, Duration grace,
+                 TimeSource time) {
         this.name = name;
         this.scheduler = scheduler;
-        this.body = body;
         this.afterFailure = afterFailure;
         this.grace = grace;
-        this.nanoTime = nanoTime;
+        this.time = time;
     }
 
-    /** Starts the loop: its first run after {@code delay}. */
-    synchronized void start(Duration delay) {
+    /** Starts the loop running {@code body}: its first run after {@code delay}. */
+    synchronized void start(Body body, Duration delay) {
+        this.body = body;
         stopped = false;
-        lastCompletedNanos = nanoTime.getAsLong();
+        lastCompletedNanos = time.nanoTime();
         arm(delay);
     }
 
@@ -88,7 +89,7 @@ final class RearmingLoop {
         if (stopped) {
             return;
         }
-        dueNanos = nanoTime.getAsLong() + delay.toNanos();
+        dueNanos = time.nanoTime() + delay.toNanos();
         try {
             pending = scheduler.schedule(this::run, delay.toMillis(), TimeUnit.MILLISECONDS);
             if (refusedInARow > 0) {
@@ -106,22 +107,24 @@ final class RearmingLoop {
     }
 
     private void run() {
+        Body current;
         synchronized (this) {
             if (stopped || running) {
                 return;
             }
             running = true;
             pending = null;
+            current = body;
         }
         Duration next = afterFailure;
         try {
-            next = body.runOnce();
+            next = current.runOnce();
         } catch (Throwable e) {
             LOG.warn("A run of {} failed; the next one is in {}", name, afterFailure, e);
         } finally {
             synchronized (this) {
                 running = false;
-                lastCompletedNanos = nanoTime.getAsLong();
+                lastCompletedNanos = time.nanoTime();
                 arm(next);
             }
         }
@@ -135,7 +138,7 @@ final class RearmingLoop {
         if (stopped || running) {
             return false;
         }
-        long now = nanoTime.getAsLong();
+        long now = time.nanoTime();
         boolean lost = pending == null || pending.isCancelled() || pending.isDone()
                 || now - dueNanos > grace.toNanos();
         if (!lost) {
@@ -155,7 +158,7 @@ final class RearmingLoop {
 
     /** Time since the last run ended (or since the start, before the first run). */
     synchronized Duration sinceLastRun() {
-        return Duration.ofNanos(Math.max(0, nanoTime.getAsLong() - lastCompletedNanos));
+        return Duration.ofNanos(Math.max(0, time.nanoTime() - lastCompletedNanos));
     }
 
     synchronized boolean armed() {

@@ -1,51 +1,38 @@
 package dev.ferret.runtime.daemon;
 
-import dev.ferret.EventEnvelope;
-import dev.ferret.FerretException;
 import dev.ferret.daemon.ApplyFailedException;
-import dev.ferret.daemon.AsyncListener;
-import dev.ferret.daemon.ChangeSet;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.ProgressionConflictException;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
-import dev.ferret.runtime.FerretDocumentStore;
-import dev.ferret.runtime.dialect.DaemonSql;
-import dev.ferret.runtime.documents.DocumentChanges;
+import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.projections.PageBatch;
 import dev.ferret.runtime.projections.ProjectionApplier;
+import dev.ferret.runtime.progression.ProgressionRows;
+import dev.ferret.runtime.retry.Backoff;
 import dev.ferret.runtime.retry.TransientRetry;
-import dev.ferret.subscriptions.PostCommitListener;
+import dev.ferret.runtime.time.TimeSource;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.sql.SQLTransientException;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs one shard: loads pages above its progression up to the high water mark, applies them and commits each page's
- * documents with its progression in one transaction.
+ * documents with its progression in one transaction. Built from {@link ShardParts}, never from the daemon; it owns
+ * the lifecycle and the page loop, and leaves reading a page to its {@link PageReader}, writing it to its
+ * {@link PageWriter} and the listeners around it to its {@link PageListeners}.
  *
  * <h2>Lifecycle</h2>
  * The lifecycle fields ({@link #state}, {@link #stopRequested}, {@link #loop}, {@link #retryDueNanos}) belong to
@@ -97,20 +84,24 @@ final class ShardAgent {
 
     private final String name;
     private final ProjectionApplier applier;
-    private final AsyncDaemon daemon;
     private final LogPartition partition;
+    private final ShardParts parts;
+    private final StoreContext context;
     private final DataSource dataSource;
-    private final FerretDocumentStore store;
-    private final DaemonSql sql;
+    private final ProgressionRows progression;
+    private final TimeSource time;
     private final TransientRetry retry;
     private final ShardOutbox outbox;
+    private final PageReader reader;
+    private final PageListeners listeners;
+    private final PageWriter writer;
 
     // lifecycle: guarded by this
     private ShardState state = ShardState.STOPPED;
     private boolean stopRequested = true;
     private LoopRun loop;
     private long retryDueNanos;
-    private Duration retryBackoff;
+    private Backoff.Attempts retryBackoff;
     /** In the budget's line: no run until the grant (which only the budget gives) wakes the shard. */
     private boolean inLineForRoom;
     /** Room the budget granted while the shard was in line, for its next page. */
@@ -123,28 +114,39 @@ final class ShardAgent {
     private volatile long floor = -1;
     private volatile Throwable error;
     private volatile boolean rebuilding;
-    /** System.nanoTime() of this node's last commit of the shard; 0 before the first since the start. */
+    /** The time source's reading at this node's last commit of the shard; 0 before the first since the start. */
     private volatile long lastCommitNanos;
-    /** Since when (System.nanoTime()) the supervisor has seen the shard behind its mark; 0 when caught up. */
+    /** Since when (time source reading) the supervisor has seen the shard behind its mark; 0 when caught up. */
     private volatile long behindSinceNanos;
     /** The connection of the page in flight, for cancelling it; null between pages. */
     private volatile Connection pageConnection;
     /** Set once the page in flight has committed, until the next page starts. */
     private volatile boolean pageCommitted;
 
-    ShardAgent(String name, ProjectionApplier applier, AsyncDaemon daemon, LogPartition partition) {
+    // the page loop's own: written only by the one loop run in flight
+    /** A page whose commit failed after its work returned, until its outcome is known. */
+    private volatile PageAttempt unresolved;
+    /** While the shard's progression is below this, a gated version replays with side effects held back. */
+    private volatile long warmUpUntil = -1;
+
+    /** Built from the parts it uses; nothing runs until {@link #start}. */
+    ShardAgent(String name, ProjectionApplier applier, LogPartition partition, ShardParts parts) {
         this.name = name;
         this.applier = applier;
-        this.daemon = daemon;
         this.partition = partition;
+        this.parts = parts;
+        this.context = parts.context();
         this.dataSource = partition.database().dataSource();
-        this.store = daemon.store();
-        this.sql = store.dialect().daemonSql(store.names());
-        var settings = daemon.settings();
+        this.progression = parts.progression();
+        this.time = parts.time();
+        var settings = parts.settings();
         // a stopping shard never retries: the retry would redo, on a fresh connection, the page the drain cancelled
-        this.retry = daemon.retries().create(name, settings, e -> !stopping && store.dialect().isTransientCause(e));
-        this.retryBackoff = settings.getTransientRetryBackoff();
-        this.outbox = new ShardOutbox(name, partition.database(), daemon);
+        this.retry = parts.retries().create(name, settings, e -> !stopping && context.dialect().isTransientCause(e));
+        this.retryBackoff = Backoff.of(settings).attempts();
+        this.outbox = new ShardOutbox(name, partition.database(), parts);
+        this.reader = new PageReader(applier, partition, parts);
+        this.listeners = new PageListeners(name, parts);
+        this.writer = new PageWriter(name, applier, partition, parts, outbox, listeners);
     }
 
     String name() {
@@ -161,7 +163,7 @@ final class ShardAgent {
 
     /** The mark this shard works towards: the store's, or its tenant's. */
     private long mark() {
-        return daemon.markOf(partition);
+        return parts.marks().markOf(partition);
     }
 
     long floor() {
@@ -173,7 +175,7 @@ final class ShardAgent {
     }
 
     ShardStatus status() {
-        long now = System.nanoTime();
+        long now = time.nanoTime();
         long committed = lastCommitNanos;
         return new ShardStatus(name, publishedState, Math.max(0, floor), mark(), error,
                 committed == 0 ? null : Duration.ofNanos(now - committed), stalledFor(now), outbox.status());
@@ -201,12 +203,12 @@ final class ShardAgent {
             floor = -1;
             behindSinceNanos = 0;
             lastCommitNanos = 0;
-            retryBackoff = daemon.settings().getTransientRetryBackoff();
+            retryBackoff.reset();
             transition(rebuilding ? ShardState.REBUILDING : ShardState.RUNNING);
             stopRequested = false;
             stopping = false;
         }
-        daemon.board().changed();
+        parts.board().changed();
         // what an earlier owner of the shard (this node before a restart, or another) left undelivered goes out
         outbox.start();
         wake();
@@ -221,14 +223,14 @@ final class ShardAgent {
     void wake() {
         LoopRun run;
         synchronized (this) {
-            if (stopRequested || loop != null || inLineForRoom || !wakeable(System.nanoTime())) {
+            if (stopRequested || loop != null || inLineForRoom || !wakeable(time.nanoTime())) {
                 return;
             }
             run = new LoopRun();
             loop = run;
         }
         try {
-            daemon.workers().execute(run);
+            parts.workers().execute(run);
         } catch (RejectedExecutionException e) {
             synchronized (this) {
                 if (loop == run) {
@@ -255,7 +257,7 @@ final class ShardAgent {
         LoopRun lost = null;
         synchronized (this) {
             if (loop != null && !loop.bodyStarted
-                    && nowNanos - loop.submittedNanos > daemon.settings().getStalledShardThreshold().toNanos()) {
+                    && nowNanos - loop.submittedNanos > parts.settings().getStalledShardThreshold().toNanos()) {
                 // accepted by the workers and never started: a container that dropped it while suspended
                 lost = loop;
             }
@@ -284,7 +286,7 @@ final class ShardAgent {
     }
 
     /**
-     * The drain: waits until {@code deadlineNanos} (a {@link System#nanoTime()} value; {@code Long.MAX_VALUE} for no
+     * The drain: waits until {@code deadlineNanos} (a {@link TimeSource} reading; {@code Long.MAX_VALUE} for no
      * bound) for the page in flight to finish and mark progression, then cancels it: its connection is aborted, so
      * the statement stops and the transaction rolls back, and it is re-processed on the next start. A page that
      * committed already keeps its after-commit listeners. Returns whether the loop ended in time.
@@ -297,21 +299,16 @@ final class ShardAgent {
         boolean ended = true;
         if (running != null) {
             try {
-                if (deadlineNanos == Long.MAX_VALUE) {
-                    running.get();
-                } else {
-                    running.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+                // cancelled before it started, or failed, it ended too: the run records its own failures
+                if (!time.awaitDone(running, deadlineNanos)) {
+                    ended = false;
+                    cancelPageInFlight(running);
+                    awaitUnwound(running, deadlineNanos);
                 }
-            } catch (TimeoutException e) {
-                ended = false;
-                cancelPageInFlight(running);
-                awaitUnwound(running, deadlineNanos);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 ended = false;
                 cancelPageInFlight(running);
-            } catch (CancellationException | ExecutionException e) {
-                // cancelled before it started, or failed: the run records its own failures
             }
         }
         leaveBudgetLine();
@@ -320,7 +317,7 @@ final class ShardAgent {
                 transition(ShardState.STOPPED);
             }
         }
-        daemon.board().changed();
+        parts.board().changed();
         return ended;
     }
 
@@ -329,10 +326,10 @@ final class ShardAgent {
      * {@code finally} blocks give back its budget reservation and throttle slots); a page that does not is left to
      * end alone past {@link #CANCEL_GRACE} after the drain deadline.
      */
-    private static void awaitUnwound(LoopRun running, long deadlineNanos) {
+    private void awaitUnwound(LoopRun running, long deadlineNanos) {
         try {
             long until = deadlineNanos + CANCEL_GRACE.toNanos();
-            if (!running.ended.await(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+            if (!time.awaitDone(running.ended, until)) {
                 LOG.warn("A cancelled page ignored its interrupt and its aborted connection; it is left to end alone");
             }
         } catch (InterruptedException e) {
@@ -343,11 +340,12 @@ final class ShardAgent {
     /** {@link #requestStop()} then {@link #awaitStop(long)} bounded by {@code timeout} (non-positive: no bound). */
     boolean stop(Duration timeout) {
         requestStop();
-        return awaitStop(deadlineAfter(timeout));
+        return awaitStop(deadlineAfter(timeout, time));
     }
 
-    static long deadlineAfter(Duration timeout) {
-        return timeout.isNegative() || timeout.isZero() ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
+    /** The drain deadline {@code timeout} from now on {@code time}; {@code Long.MAX_VALUE} for no bound. */
+    static long deadlineAfter(Duration timeout, TimeSource time) {
+        return timeout.isNegative() || timeout.isZero() ? Long.MAX_VALUE : time.nanoTime() + timeout.toNanos();
     }
 
     private void cancelPageInFlight(LoopRun running) {
@@ -391,11 +389,11 @@ final class ShardAgent {
      * which is when nothing else would clear it; a run cancelled while its body runs is cleared by the body.
      */
     private final class LoopRun extends FutureTask<Void> {
-        private final long submittedNanos = System.nanoTime();
+        private final long submittedNanos = time.nanoTime();
         /** Set by the drain: the page must not commit, even if it ignores the interrupt and the abort. */
         private volatile boolean cancelled;
-        /** Counted down when {@link #run()} returns: the body has ended, or will never start. */
-        private final CountDownLatch ended = new CountDownLatch(1);
+        /** Completed when {@link #run()} returns: the body has ended, or will never start. */
+        private final CompletableFuture<Void> ended = new CompletableFuture<>();
         private boolean bodyStarted;
 
         LoopRun() {
@@ -414,7 +412,7 @@ final class ShardAgent {
                 }
                 super.run();
             } finally {
-                ended.countDown();
+                ended.complete(null);
             }
         }
 
@@ -428,7 +426,7 @@ final class ShardAgent {
                 }
             }
             if (cleared) {
-                daemon.board().changed();
+                parts.board().changed();
             }
         }
     }
@@ -438,7 +436,7 @@ final class ShardAgent {
         try {
             resolveUnknownCommit();
             if (floor < 0 && applier.startsFromPresent()) {
-                if (!daemon.markKnown(partition)) {
+                if (!parts.marks().known(partition)) {
                     // the mark of "present" is not read yet; the supervisor wakes it after the detector's first read
                     return;
                 }
@@ -464,7 +462,7 @@ final class ShardAgent {
         } catch (ProgressionConflictException e) {
             if (stopping) {
                 LOG.debug("Shard {} stopped with a page in flight", name, e);
-            } else if (daemon.settings().getMode() == DaemonMode.HOT_COLD) {
+            } else if (parts.settings().getMode() == DaemonMode.HOT_COLD) {
                 // this node holds the lock, so the other runner is a node that lost it and has not noticed yet;
                 // its monitor stops it: resume from the row it left
                 LOG.warn("Shard {} found its progression moved by a node that lost the lock; resuming from the"
@@ -483,7 +481,7 @@ final class ShardAgent {
         } catch (Throwable e) {
             if (stopping) {
                 LOG.debug("Shard {} stopped with a page in flight", name, e);
-            } else if (store.dialect().isTransientCause(e)) {
+            } else if (context.dialect().isTransientCause(e)) {
                 backOff(e);
             } else {
                 pause(e);
@@ -492,7 +490,7 @@ final class ShardAgent {
             synchronized (this) {
                 loop = null;
             }
-            daemon.board().changed();
+            parts.board().changed();
             if (floor >= 0 && floor < mark()) {
                 wake();
             }
@@ -503,7 +501,7 @@ final class ShardAgent {
         if (state == ShardState.RETRYING) {
             transition(rebuilding ? ShardState.REBUILDING : ShardState.RUNNING);
             error = null;
-            retryBackoff = daemon.settings().getTransientRetryBackoff();
+            retryBackoff.reset();
         }
     }
 
@@ -518,76 +516,28 @@ final class ShardAgent {
         synchronized (this) {
             error = e;
             transition(ShardState.RETRYING);
-            delay = retryBackoff;
-            retryBackoff = min(delay.multipliedBy(2), daemon.settings().getMaxRetryBackoff());
-            retryDueNanos = System.nanoTime() + delay.toNanos();
+            delay = retryBackoff.next();
+            retryDueNanos = time.nanoTime() + delay.toNanos();
         }
         LOG.warn("Shard {} backs off ({}); retrying in {}", name, e.toString(), delay);
         try {
-            daemon.scheduler().schedule(this::wake, delay.toMillis(), TimeUnit.MILLISECONDS);
+            parts.scheduler().schedule(this::wake, delay.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException refused) {
             LOG.warn("The scheduler refused the retry of shard {}; the supervisor wakes it when it is due", name);
         }
     }
 
-    private static Duration min(Duration a, Duration b) {
-        return a.compareTo(b) <= 0 ? a : b;
-    }
-
     /** Moves the progression row up to the current mark, ignoring history, and starts there. */
     private long startFromPresent() throws SQLException {
         long present = mark();
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(sql.raiseMark())) {
-            ps.setString(1, name);
-            ps.setLong(2, present);
-            ps.setObject(3, OffsetDateTime.now(store.clock()));
-            ps.executeUpdate();
-        }
+        progression.raise(dataSource, name, present, OffsetDateTime.now(context.clock()));
         LOG.info("Shard {} subscribes from the present: starting at {}", name, present);
         return readProgression();
     }
 
     private long readProgression() throws SQLException {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(sql.selectProgression())) {
-            ps.setString(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getLong(1) : 0;
-            }
-        }
+        return progression.read(dataSource, name);
     }
-
-    /**
-     * A page whose transaction was asked to commit: its progression moves from {@code floor} to {@code end} with the
-     * {@code stamp} as last_updated, which tells this attempt apart when the outcome has to be read back.
-     */
-    private static final class PageAttempt {
-        final long floor;
-        final long end;
-        final OffsetDateTime stamp;
-        final boolean silent;
-        final boolean warmingUp;
-        PageBatch batch;
-        List<ChangeSet> changeSets = List.of();
-        /** The page's outbox rows by message id, once written in its transaction. */
-        Map<UUID, Object> outboxWritten = Map.of();
-        /** Whether the page appended events its projections raised. */
-        boolean appendedEvents;
-        /** Set when the page's work returned inside its transaction: a failure after it may hide a commit. */
-        boolean reachedCommit;
-
-        PageAttempt(long floor, long end, OffsetDateTime stamp, boolean silent, boolean warmingUp) {
-            this.floor = floor;
-            this.end = end;
-            this.stamp = stamp;
-            this.silent = silent;
-            this.warmingUp = warmingUp;
-        }
-    }
-
-    /** A page whose commit failed after its work returned, until its outcome is known. Loop-thread only. */
-    private volatile PageAttempt unresolved;
 
     /** One page; false when the shard joined the budget's line instead (the grant wakes it, holding no thread). */
     private boolean processPage() throws SQLException {
@@ -604,15 +554,16 @@ final class ShardAgent {
         try {
             // a warm-up page never crosses the prior version's mark: side effects start exactly after it
             long mark = mark();
-            LoadedPage page = throttled(daemon.loadThrottle(partition.database()),
-                    () -> load(floor, warmingUp ? Math.min(mark, warmUpUntil) : mark));
-            daemon.budget().trim(room, page.events().size());
+            LoadedPage page = parts.limits().loading(partition.database(),
+                    () -> reader.load(floor, warmingUp ? Math.min(mark, warmUpUntil) : mark,
+                            connection -> pageConnection = connection));
+            parts.budget().trim(room, page.events().size());
             // millisecond precision survives every engine's timestamp column, so the stamp reads back equal
             attempt = new PageAttempt(page.floor(), page.end(),
-                    OffsetDateTime.now(store.clock()).truncatedTo(ChronoUnit.MILLIS), silent, warmingUp);
+                    OffsetDateTime.now(context.clock()).truncatedTo(ChronoUnit.MILLIS), silent, warmingUp);
             PageAttempt writing = attempt;
             try {
-                throttled(daemon.writeThrottle(partition.database()), () -> write(page, writing));
+                parts.limits().writing(partition.database(), () -> writer.write(page, writing, new InFlight()));
             } catch (SQLException | RuntimeException e) {
                 if (!writing.reachedCommit || e instanceof ProgressionConflictException) {
                     throw e;
@@ -625,7 +576,7 @@ final class ShardAgent {
                 return true;
             }
         } finally {
-            daemon.budget().release(room);
+            parts.budget().release(room);
         }
         committed(attempt);
         return true;
@@ -641,18 +592,9 @@ final class ShardAgent {
         if (attempt == null) {
             return;
         }
-        Long at = null;
-        OffsetDateTime stamp = null;
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(sql.selectProgressionStamp())) {
-            ps.setString(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                    at = rs.getLong(1);
-                    stamp = rs.getObject(2, OffsetDateTime.class);
-                }
-            }
-        }
+        Optional<ProgressionRows.Stamped> row = progression.readStamped(dataSource, name);
+        Long at = row.map(ProgressionRows.Stamped::lastSeqId).orElse(null);
+        OffsetDateTime stamp = row.map(ProgressionRows.Stamped::lastUpdated).orElse(null);
         unresolved = null;
         if (at != null && at == attempt.end && stamp != null && stamp.toInstant().equals(attempt.stamp.toInstant())) {
             LOG.info("Shard {}'s page ({}, {}] committed although its commit reported a failure; running its"
@@ -673,14 +615,14 @@ final class ShardAgent {
     private void committed(PageAttempt attempt) {
         pageCommitted = true;
         pageConnection = null;
-        lastCommitNanos = System.nanoTime();
+        lastCommitNanos = time.nanoTime();
         PageBatch batch = attempt.batch;
         if (batch != null) {
-            runPostCommit(batch);
+            listeners.postCommit(batch);
         }
         if (attempt.appendedEvents) {
             // the raised events are new events for every shard: a loop lost to a suspended container comes back now
-            daemon.heal();
+            parts.eventsRaised().run();
         }
         if (attempt.warmingUp && attempt.end >= warmUpUntil) {
             LOG.info("Shard {} warmed up to the prior version's mark {}; side effects fire from here", name,
@@ -688,7 +630,7 @@ final class ShardAgent {
         }
         if (!attempt.silent) {
             // before the progress is published, so a reader released by a non-stale wait sees the caches flushed
-            afterCommit(attempt.changeSets);
+            listeners.afterCommit(attempt.changeSets);
         }
         // the page's messages are durable in the outbox since its commit; delivering them only needs a kick
         outbox.committed(attempt.outboxWritten);
@@ -696,178 +638,9 @@ final class ShardAgent {
         if (floor == attempt.floor) {
             floor = attempt.end;
         }
-        daemon.board().changed();
+        parts.board().changed();
     }
 
-    private LoadedPage load(long from, long to) throws SQLException {
-        int batchSize = daemon.settings().getBatchSize();
-        List<EventEnvelope> events = new ArrayList<>();
-        List<DeadLetter> unreadable = new ArrayList<>();
-        Map<Long, Long> tenantNumbers = partition.perTenant() ? new HashMap<>() : Map.of();
-        long lastRow = from;
-        int rows = 0;
-        // a tenant's page is read in its own sequence, which rides in a ninth column; the store's in seq_id
-        int position = partition.perTenant() ? 9 : 1;
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(partition.perTenant() ? sql.loadTenantPage() : sql.loadPage())) {
-            pageConnection = c;
-            int i = 1;
-            if (partition.perTenant()) {
-                ps.setString(i++, partition.tenantId());
-            }
-            ps.setLong(i++, from);
-            ps.setLong(i++, to);
-            ps.setInt(i, batchSize);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    rows++;
-                    lastRow = rs.getLong(position);
-                    if (partition.perTenant()) {
-                        tenantNumbers.put(rs.getLong(1), lastRow);
-                    }
-                    String alias = rs.getString(5);
-                    if (!applier.wants(alias)) {
-                        continue;
-                    }
-                    try {
-                        events.add(store.readEvent(rs));
-                    } catch (RuntimeException e) {
-                        // an unknown alias, or JSON that no longer fits its type (another app version wrote it)
-                        unreadable.add(new DeadLetter(rs.getLong(1), UUID.fromString(rs.getString(2)), alias,
-                                rs.getString(3), rs.getString(8), e));
-                    }
-                }
-            }
-        } finally {
-            // back in the pool it may be lent to someone else: a drain's abort must never reach it
-            pageConnection = null;
-        }
-        // a short page read everything up to the mark: holes below it are permanent, so the shard reaches it
-        long end = rows < batchSize ? to : lastRow;
-        return new LoadedPage(from, end, events, unreadable, tenantNumbers);
-    }
-
-    /** While the shard's progression is below this, a gated version replays with side effects held back. */
-    private volatile long warmUpUntil = -1;
-
-    private Void write(LoadedPage page, PageAttempt attempt) throws SQLException {
-        boolean skip = daemon.settings().isSkipApplyErrors();
-        boolean silent = attempt.silent;
-        OffsetDateTime now = attempt.stamp;
-        // what the appends of raised events leave to do once the transaction ended (the append fence's release)
-        List<Runnable> afterTransaction = new ArrayList<>();
-        try {
-            return writeInTransaction(page, attempt, skip, silent, now, afterTransaction);
-        } finally {
-            afterTransaction.forEach(Runnable::run);
-        }
-    }
-
-    private Void writeInTransaction(LoadedPage page, PageAttempt attempt, boolean skip, boolean silent,
-                                    OffsetDateTime now, List<Runnable> afterTransaction) throws SQLException {
-        return store.transactions().inTransaction(dataSource, c -> {
-            attempt.reachedCommit = false;
-            attempt.outboxWritten = Map.of();
-            attempt.appendedEvents = false;
-            // built inside: a transaction runner that re-runs the work must not collect them twice
-            List<DeadLetter> deadLetters = new ArrayList<>();
-            // one row per (shard, event), however many documents the failing event was routed to
-            Set<Long> deadSequences = new HashSet<>();
-            for (DeadLetter unreadable : page.unreadable()) {
-                if (!skip) {
-                    throw applyFailed(page, unreadable.sequence(), unreadable.typeName(), unreadable.streamId(),
-                            unreadable.error());
-                }
-                LOG.warn("Shard {} sends {} at sequence {} of stream '{}' to the dead letters: it cannot be read ({})",
-                        name, unreadable.typeName(), unreadable.sequence(), unreadable.streamId(),
-                        unreadable.error().toString());
-                deadLetters.add(unreadable);
-            }
-            pageConnection = c;
-            if (cancelledByDrain()) {
-                throw new SQLException("shard " + name + " was cancelled before its page wrote");
-            }
-            PageBatch batch = new PageBatch(store, c, new DocumentChanges(), partition.database());
-            try {
-                applier.applyPage(page.floor(), page.end(), page.events(), batch, (event, e) -> {
-                    if (!skip) {
-                        throw applyFailed(page, event.sequence(), event.typeName(), event.streamId(), e);
-                    }
-                    if (!deadSequences.add(event.sequence())) {
-                        return;
-                    }
-                    LOG.warn("Shard {} sends {} at sequence {} of stream '{}' to the dead letters: {}", name,
-                            event.typeName(), event.sequence(), event.streamId(), e.toString());
-                    deadLetters.add(new DeadLetter(event.sequence(), event.eventId(), event.typeName(),
-                            event.streamId(), event.tenantId(), e));
-                }, name, () -> stopping || Thread.currentThread().isInterrupted());
-            } catch (PageBatch.PageReadException e) {
-                throw e.getCause();
-            } catch (SQLException | RuntimeException e) {
-                throw e;
-            } catch (Exception e) {
-                throw new FerretException("shard " + name + " failed on the page (" + page.floor() + ", "
-                        + page.end() + "]: " + e, e);
-            }
-            attempt.batch = batch;
-            // only listeners read change sets; without any the page skips building them
-            List<ChangeSet> changeSets = daemon.listeners().isEmpty() ? List.of() : batch.changeSets(name);
-            if (!silent) {
-                for (AsyncListener listener : daemon.listeners()) {
-                    for (ChangeSet changes : changeSets) {
-                        listener.beforeCommit(batch.operations(changes.tenantId()), changes);
-                    }
-                }
-            }
-            batch.changes().write(c, store.serializer(), now);
-            writeDeadLetters(c, deadLetters, now);
-            if (!silent && !attempt.warmingUp) {
-                // side effects commit with the page or not at all; a rebuild and a gated warm-up write none
-                attempt.outboxWritten = outbox.write(c, batch.publishedMessages(), now);
-                List<PageBatch.RaisedEvent> raised = batch.raisedEvents();
-                if (!raised.isEmpty()) {
-                    // last before the progression: the tenant's sequence row stays locked only until the commit
-                    store.appendWithin(c, raised, now, afterTransaction);
-                    attempt.appendedEvents = true;
-                }
-            }
-            if (!store.dialect().advanceProgression(c, sql, name, page.floor(), page.end(), now)) {
-                throw new ProgressionConflictException(name, page.floor());
-            }
-            if (cancelledByDrain()) {
-                // the last moment to honour the drain: an engine whose abort is a no-op would commit otherwise
-                throw new SQLException("shard " + name + " was cancelled at the drain bound before its page committed");
-            }
-            attempt.changeSets = changeSets;
-            attempt.reachedCommit = true;
-            return null;
-        });
-    }
-
-    private void writeDeadLetters(Connection c, List<DeadLetter> deadLetters, OffsetDateTime now)
-            throws SQLException {
-        if (deadLetters.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement(sql.insertDeadLetter())) {
-            for (DeadLetter dead : deadLetters) {
-                Throwable cause = dead.error() instanceof ApplyFailedException && dead.error().getCause() != null
-                        ? dead.error().getCause() : dead.error();
-                ps.setString(1, name);
-                ps.setLong(2, dead.sequence());
-                store.dialect().bindUuid(ps, 3, dead.eventId());
-                ps.setString(4, dead.typeName());
-                ps.setString(5, dead.tenantId());
-                ps.setString(6, cause.getClass().getName());
-                ps.setString(7, String.valueOf(cause.getMessage()));
-                ps.setObject(8, now);
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
-    }
-
-    /** Waits in the budget's line; the shard stays RUNNING while it waits. */
     /**
      * The room granted while the shard waited in line, or room now, or null with the shard in line: it then holds no
      * thread until {@link #roomGranted} wakes it.
@@ -880,7 +653,7 @@ final class ShardAgent {
                 return granted;
             }
         }
-        LoadBudget.Reservation now = daemon.budget().tryReserve(daemon.settings().getBatchSize(), budgetWaiter);
+        LoadBudget.Reservation now = parts.budget().tryReserve(parts.settings().getBatchSize(), budgetWaiter);
         if (now == null) {
             synchronized (this) {
                 // the grant may have come between the two: then it is waiting in grantedRoom
@@ -900,109 +673,56 @@ final class ShardAgent {
             }
         }
         if (room != null) {
-            daemon.budget().release(room); // stopped while in line
+            parts.budget().release(room); // stopped while in line
             return;
         }
         wake();
     }
 
-    /** Names the store-wide sequence and, for a tenant's shard, the tenant's own number its progression counts. */
-    private ApplyFailedException applyFailed(LoadedPage page, long sequence, String type, String stream,
-                                             Throwable cause) {
-        Long tenantNumber = page.tenantNumbers().get(sequence);
-        return tenantNumber == null ? new ApplyFailedException(name, sequence, type, stream, cause)
-                : new ApplyFailedException(name, sequence, type, stream, partition.tenantId(), tenantNumber, cause);
-    }
+    /** What the page writer tells this agent, and asks it, while the page's transaction runs. */
+    private final class InFlight implements PageWriter.InFlight {
 
-    /** Whether the drain cancelled the run this thread is in. */
-    private boolean cancelledByDrain() {
-        LoopRun current;
-        synchronized (this) {
-            current = loop;
+        @Override
+        public void connected(Connection connection) {
+            pageConnection = connection;
         }
-        return Thread.currentThread().isInterrupted() && stopping || current != null && current.cancelled;
+
+        @Override
+        public boolean stopping() {
+            return stopping;
+        }
+
+        /** Whether the drain cancelled the run this thread is in. */
+        @Override
+        public boolean cancelledByDrain() {
+            LoopRun current;
+            synchronized (ShardAgent.this) {
+                current = loop;
+            }
+            return Thread.currentThread().isInterrupted() && stopping || current != null && current.cancelled;
+        }
     }
 
     /** After a stop: the shard leaves the budget's line, and room granted but not used goes back. */
     private void leaveBudgetLine() {
-        daemon.budget().leave(budgetWaiter);
+        parts.budget().leave(budgetWaiter);
         LoadBudget.Reservation unused;
         synchronized (this) {
             inLineForRoom = false;
             unused = grantedRoom;
             grantedRoom = null;
         }
-        daemon.budget().release(unused);
-    }
-
-    @FunctionalInterface
-    private interface SqlWork<T> {
-        T run() throws SQLException;
-    }
-
-    private static <T> T throttled(Semaphore throttle, SqlWork<T> work) throws SQLException {
-        if (throttle == null) {
-            return work.run();
-        }
-        try {
-            throttle.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SQLTransientException("interrupted waiting for a database slot", e);
-        }
-        try {
-            return work.run();
-        } finally {
-            throttle.release();
-        }
-    }
-
-    /** Subscription listeners: once per committed page, never inside the retry of a failed one. */
-    private void runPostCommit(PageBatch committed) {
-        for (PostCommitListener listener : committed.postCommitListeners()) {
-            try {
-                listener.afterCommit();
-            } catch (Exception e) {
-                LOG.error("Post-commit listener of shard {} failed; the page stays committed", name, e);
-            }
-        }
+        parts.budget().release(unused);
     }
 
     /** The highest progression any prior version of this projection persisted. */
     private long priorVersionsMark() throws SQLException {
-        long highest = 0;
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(sql.selectProgression())) {
-            for (int version = 1; version < applier.version(); version++) {
-                ps.setString(1, partition.shardName(AsyncDaemon.shardName(applier.name(), version)));
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        highest = Math.max(highest, rs.getLong(1));
-                    }
-                }
-            }
+        List<String> prior = new ArrayList<>();
+        for (int version = 1; version < applier.version(); version++) {
+            prior.add(partition.shardName(AsyncDaemon.shardName(applier.name(), version)));
         }
-        return highest;
+        return progression.highest(dataSource, prior);
     }
 
-    private void afterCommit(List<ChangeSet> changeSets) {
-        List<AsyncListener> listeners = daemon.listeners();
-        if (listeners.isEmpty()) {
-            return;
-        }
-        for (ChangeSet changes : changeSets) {
-            try (var session = store.querySession(changes.tenantId())) {
-                for (AsyncListener listener : listeners) {
-                    try {
-                        listener.afterCommit(session, changes);
-                    } catch (RuntimeException e) {
-                        // the batch is durable; reprocessing it would fire the side effect again
-                        LOG.error("After-commit listener {} failed for shard {}; the batch stays committed",
-                                listener.getClass().getName(), name, e);
-                    }
-                }
-            }
-        }
-    }
 
 }

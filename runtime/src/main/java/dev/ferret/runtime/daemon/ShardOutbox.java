@@ -2,9 +2,10 @@ package dev.ferret.runtime.daemon;
 
 import dev.ferret.daemon.OutboxStatus;
 import dev.ferret.projections.OutboxMessage;
-import dev.ferret.runtime.FerretDocumentStore;
+import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.dialect.OutboxSql;
 import dev.ferret.runtime.projections.PageBatch.PublishedMessage;
+import dev.ferret.runtime.retry.Backoff;
 import dev.ferret.runtime.tenancy.TenantDatabases;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -50,8 +51,8 @@ final class ShardOutbox {
 
     private final String shard;
     private final TenantDatabases.Database database;
-    private final AsyncDaemon daemon;
-    private final FerretDocumentStore store;
+    private final ShardParts parts;
+    private final StoreContext context;
     private final OutboxSql sql;
     private final Map<UUID, Object> fresh = new ConcurrentHashMap<>();
 
@@ -60,22 +61,22 @@ final class ShardOutbox {
     private boolean running;
     private boolean again;
     private boolean waitingForRetry;
-    private Duration backoff;
+    private final Backoff.Attempts backoff;
 
     // status: written by the run in flight
     private volatile long undelivered;
     private volatile Instant oldestUndelivered;
     private volatile String lastError;
-    /** System.nanoTime() of the first failure of the current streak; 0 while deliveries succeed. */
+    /** The time source's reading at the first failure of the current streak; 0 while deliveries succeed. */
     private volatile long failingSinceNanos;
 
-    ShardOutbox(String shard, TenantDatabases.Database database, AsyncDaemon daemon) {
+    ShardOutbox(String shard, TenantDatabases.Database database, ShardParts parts) {
         this.shard = shard;
         this.database = database;
-        this.daemon = daemon;
-        this.store = daemon.store();
-        this.sql = store.dialect().outboxSql(store.names());
-        this.backoff = daemon.settings().getTransientRetryBackoff();
+        this.parts = parts;
+        this.context = parts.context();
+        this.sql = parts.outboxSql();
+        this.backoff = Backoff.of(parts.settings()).attempts();
     }
 
     /**
@@ -90,12 +91,12 @@ final class ShardOutbox {
         try (PreparedStatement ps = c.prepareStatement(sql.insert())) {
             for (PublishedMessage message : messages) {
                 UUID id = UUID.randomUUID();
-                store.dialect().bindUuid(ps, 1, id);
+                context.dialect().bindUuid(ps, 1, id);
                 ps.setString(2, shard);
                 ps.setLong(3, message.sequence());
                 ps.setString(4, message.tenantId());
                 ps.setString(5, message.message().getClass().getName());
-                ps.setString(6, store.serializer().toJson(message.message()));
+                ps.setString(6, context.serializer().toJson(message.message()));
                 ps.setObject(7, now);
                 ps.addBatch();
                 written.put(id, message.message());
@@ -118,7 +119,7 @@ final class ShardOutbox {
     void start() {
         synchronized (this) {
             active = true;
-            backoff = daemon.settings().getTransientRetryBackoff();
+            backoff.reset();
         }
         kick();
     }
@@ -140,9 +141,9 @@ final class ShardOutbox {
         long failing = failingSinceNanos;
         Instant oldest = oldestUndelivered;
         boolean stuck = failing != 0
-                && System.nanoTime() - failing > daemon.settings().getStalledShardThreshold().toNanos();
+                && parts.time().nanoTime() - failing > parts.settings().getStalledShardThreshold().toNanos();
         Duration age = oldest == null ? Duration.ZERO
-                : Duration.between(oldest, store.clock().instant());
+                : Duration.between(oldest, context.clock().instant());
         return new OutboxStatus(undelivered, age.isNegative() ? Duration.ZERO : age, lastError, stuck);
     }
 
@@ -160,7 +161,7 @@ final class ShardOutbox {
             again = false;
         }
         try {
-            daemon.workers().execute(this::run);
+            parts.workers().execute(this::run);
         } catch (RejectedExecutionException e) {
             synchronized (this) {
                 running = false;
@@ -192,17 +193,14 @@ final class ShardOutbox {
             rerun = active && !failed && again;
             if (failed && active) {
                 waitingForRetry = true;
-                delay = backoff;
-                Duration doubled = backoff.multipliedBy(2);
-                Duration max = daemon.settings().getMaxRetryBackoff();
-                backoff = doubled.compareTo(max) <= 0 ? doubled : max;
+                delay = backoff.next();
             } else if (!failed) {
-                backoff = daemon.settings().getTransientRetryBackoff();
+                backoff.reset();
             }
         }
         if (delay != null) {
             try {
-                daemon.scheduler().schedule(this::retryDue, delay.toMillis(), TimeUnit.MILLISECONDS);
+                parts.scheduler().schedule(this::retryDue, delay.toMillis(), TimeUnit.MILLISECONDS);
             } catch (RejectedExecutionException e) {
                 // not run here: a refused timer would turn into a tight loop; the supervisor's heal kicks it instead
                 synchronized (this) {
@@ -270,9 +268,9 @@ final class ShardOutbox {
         try {
             Object payload = fresh.get(row.messageId());
             if (payload == null) {
-                payload = store.serializer().fromJson(row.payload(), typeNamed(row.type()));
+                payload = context.serializer().fromJson(row.payload(), typeNamed(row.type()));
             }
-            store.sideEffectPublisher().publish(new OutboxMessage(row.messageId().toString(), shard, row.sequence(),
+            context.sideEffectPublisher().publish(new OutboxMessage(row.messageId().toString(), shard, row.sequence(),
                     row.tenantId(), payload));
         } catch (Exception e) {
             String why = e.toString();
@@ -288,7 +286,7 @@ final class ShardOutbox {
             return false;
         }
         try (PreparedStatement ps = c.prepareStatement(sql.markDelivered())) {
-            ps.setObject(1, OffsetDateTime.now(store.clock()));
+            ps.setObject(1, OffsetDateTime.now(context.clock()));
             ps.setLong(2, row.id());
             ps.executeUpdate();
         }
@@ -301,7 +299,7 @@ final class ShardOutbox {
     private void failed(String why) {
         lastError = why;
         if (failingSinceNanos == 0) {
-            failingSinceNanos = System.nanoTime();
+            failingSinceNanos = parts.time().nanoTime();
         }
     }
 
@@ -319,12 +317,12 @@ final class ShardOutbox {
 
     /** Deletes the database's rows delivered longer ago than the retention, at most once per tenth of it. */
     private void cleanUp(Connection c) throws SQLException {
-        Duration retention = daemon.settings().getOutboxRetention();
-        if (!daemon.outboxCleanupDue(database, retention.dividedBy(10))) {
+        Duration retention = parts.settings().getOutboxRetention();
+        if (!parts.limits().outboxCleanupDue(database, retention.dividedBy(10))) {
             return;
         }
         try (PreparedStatement ps = c.prepareStatement(sql.deleteDelivered())) {
-            ps.setObject(1, OffsetDateTime.now(store.clock()).minus(retention));
+            ps.setObject(1, OffsetDateTime.now(context.clock()).minus(retention));
             int deleted = ps.executeUpdate();
             if (deleted > 0) {
                 LOG.debug("Deleted {} delivered outbox rows older than {}", deleted, retention);

@@ -1,24 +1,26 @@
 package dev.ferret.runtime.daemon;
 
-import dev.ferret.runtime.FerretDocumentStore;
+import dev.ferret.ConfigurationException;
+import dev.ferret.daemon.DaemonSettings;
+import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
-import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.ShardLockSession;
-import dev.ferret.daemon.DaemonSettings;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
+import dev.ferret.runtime.progression.ProgressionRows;
+import dev.ferret.runtime.time.TimeSource;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,31 +45,33 @@ final class ShardOwnership {
     private static final int DEAD_FOR_CUT_OFFS = 10;
     private static final int CLEAN_UP_EVERY = 16;
 
-    private final AsyncDaemon daemon;
-    private final FerretDocumentStore store;
+    private final StoreContext context;
     private final DaemonSettings settings;
-    private final DaemonSql sql;
+    private final ProgressionRows progression;
+    private final ScheduledExecutorService scheduler;
+    private final TimeSource time;
     private final String nodeRow = "Node:" + UUID.randomUUID();
     private final Map<String, ShardAgent> lockNames = new LinkedHashMap<>();
     private final Map<String, ShardAgent> held = new LinkedHashMap<>();
     /** Advisory lock key to lock name, so a collision is refused when a shard is added. */
-    private final Map<Long, String> lockKeys = new java.util.HashMap<>();
-
-    private ShardLockSession locks;
+    private final Map<Long, String> lockKeys = new HashMap<>();
     private final RearmingLoop acquiring;
     private final RearmingLoop monitoring;
+
+    private ShardLockSession locks;
     private int roundsSinceCleanUp;
 
-    ShardOwnership(AsyncDaemon daemon) {
-        this.daemon = daemon;
-        this.store = daemon.store();
-        this.settings = daemon.settings();
-        this.sql = store.dialect().daemonSql(store.names());
+    ShardOwnership(ShardParts parts) {
+        this.context = parts.context();
+        this.settings = parts.settings();
+        this.progression = parts.progression();
+        this.scheduler = parts.scheduler();
+        this.time = parts.time();
         Duration grace = RearmingLoop.graceOn(settings);
-        this.acquiring = new RearmingLoop("HotCold lock acquisition", daemon.scheduler(), this::acquireRound,
-                settings.getLockAcquireInterval(), grace, System::nanoTime);
-        this.monitoring = new RearmingLoop("HotCold lock monitor", daemon.scheduler(), this::monitorRound,
-                settings.getMonitoringInterval(), grace, System::nanoTime);
+        this.acquiring = new RearmingLoop("HotCold lock acquisition", scheduler, settings.getLockAcquireInterval(),
+                grace, time);
+        this.monitoring = new RearmingLoop("HotCold lock monitor", scheduler, settings.getMonitoringInterval(), grace,
+                time);
     }
 
     /**
@@ -77,10 +81,10 @@ final class ShardOwnership {
     void add(List<ShardAgent> agents) {
         Map<String, ShardAgent> added = new LinkedHashMap<>();
         for (ShardAgent agent : agents) {
-            String lockName = Dialect.shardLockName(store.names(), agent.name());
+            String lockName = Dialect.shardLockName(context.names(), agent.name());
             String other = lockKeys.putIfAbsent(AdvisoryLockKeys.keyOf(lockName), lockName);
             if (other != null && !other.equals(lockName)) {
-                throw new dev.ferret.ConfigurationException("lock names '" + other + "' and '" + lockName
+                throw new ConfigurationException("lock names '" + other + "' and '" + lockName
                         + "' hash to the same advisory lock key; rename one of the shards");
             }
             added.put(lockName, agent);
@@ -89,9 +93,9 @@ final class ShardOwnership {
     }
 
     void start() {
-        acquiring.start(Duration.ZERO);
+        acquiring.start(this::acquireRound, Duration.ZERO);
         if (settings.isMonitoring()) {
-            monitoring.start(settings.getMonitoringInterval());
+            monitoring.start(this::monitorRound, settings.getMonitoringInterval());
         } else {
             LOG.warn("HotCold lock monitor is off (daemon.lock.monitoring-interval {}): a node that loses its"
                     + " database session keeps running its shards while another node takes them over, so both run"
@@ -102,12 +106,14 @@ final class ShardOwnership {
     /** The shards this node holds; for status and tests. */
     Set<String> heldShards() {
         try {
-            return daemon.scheduler().submit(() -> {
-                Set<String> names = new java.util.LinkedHashSet<>();
+            return scheduler.submit(() -> {
+                Set<String> names = new LinkedHashSet<>();
                 held.values().forEach(agent -> names.add(agent.name()));
                 return names;
             }).get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
+            // a status read: a scheduler that is busy past the bound or gone reports no shards rather than fail
+            LOG.debug("Could not read the held shards from the scheduler thread", e);
             return Set.of();
         }
     }
@@ -115,8 +121,10 @@ final class ShardOwnership {
     /** The database session id of the lock connection, or -1 without one; for operators and tests. */
     long lockSessionId() {
         try {
-            return daemon.scheduler().submit(() -> locks == null ? -1L : locks.sessionId()).get(10, TimeUnit.SECONDS);
+            return scheduler.submit(() -> locks == null ? -1L : locks.sessionId()).get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
+            // for operators and tests only: a busy or gone scheduler reports no session rather than fail
+            LOG.debug("Could not read the lock session from the scheduler thread", e);
             return -1;
         }
     }
@@ -151,7 +159,7 @@ final class ShardOwnership {
     private Duration acquireRound() {
         try {
             if (locks == null) {
-                locks = store.dialect().openShardLocks(store.dataSource(), store.names());
+                locks = context.dialect().openShardLocks(context.dataSource(), context.names());
             }
             heartbeat();
             int live = Math.max(1, liveNodes());
@@ -191,15 +199,11 @@ final class ShardOwnership {
             return;
         }
         roundsSinceCleanUp = 0;
-        long cutOff = store.clock().millis()
+        long cutOff = context.clock().millis()
                 - settings.getLockAcquireInterval().toMillis() * HEARTBEATS_TO_LIVE * DEAD_FOR_CUT_OFFS;
-        try (Connection c = store.dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement(sql.deleteDeadNodes())) {
-            ps.setLong(1, cutOff);
-            int removed = ps.executeUpdate();
-            if (removed > 0) {
-                LOG.info("Removed the heartbeat rows of {} HotCold nodes gone for a long time", removed);
-            }
+        int removed = progression.deleteDeadNodes(context.dataSource(), cutOff);
+        if (removed > 0) {
+            LOG.info("Removed the heartbeat rows of {} HotCold nodes gone for a long time", removed);
         }
     }
 
@@ -228,7 +232,7 @@ final class ShardOwnership {
     /** The session died: every lock went with it, so every held shard stops; the next round competes again. */
     private void lostSession() {
         held.values().forEach(agent -> agent.requestStop());
-        long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout());
+        long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout(), time);
         held.values().forEach(agent -> agent.awaitStop(deadline));
         held.clear();
         if (locks != null) {
@@ -238,25 +242,12 @@ final class ShardOwnership {
     }
 
     private void heartbeat() throws SQLException {
-        try (Connection c = store.dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement(sql.raiseMark())) {
-            ps.setString(1, nodeRow);
-            ps.setLong(2, store.clock().millis());
-            ps.setObject(3, OffsetDateTime.now(store.clock()));
-            ps.executeUpdate();
-        }
+        progression.raise(context.dataSource(), nodeRow, context.clock().millis(), OffsetDateTime.now(context.clock()));
     }
 
     private int liveNodes() throws SQLException {
-        long cutOff = store.clock().millis() - settings.getLockAcquireInterval().toMillis() * HEARTBEATS_TO_LIVE;
-        try (Connection c = store.dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement(sql.countLiveNodes())) {
-            ps.setLong(1, cutOff);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
+        long cutOff = context.clock().millis() - settings.getLockAcquireInterval().toMillis() * HEARTBEATS_TO_LIVE;
+        return progression.countLiveNodes(context.dataSource(), cutOff);
     }
 
     /**
@@ -268,19 +259,15 @@ final class ShardOwnership {
         acquiring.stop();
         monitoring.stop();
         long bound = deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE
-                : Math.max(0, deadlineNanos - System.nanoTime()) + settings.getProbeTimeout().toNanos();
+                : Math.max(0, deadlineNanos - time.nanoTime()) + settings.getProbeTimeout().toNanos();
         try {
-            daemon.scheduler().submit(() -> {
+            scheduler.submit(() -> {
                 held.clear();
                 if (locks != null) {
                     locks.close();
                     locks = null;
                 }
-                try (Connection c = store.dataSource().getConnection();
-                     PreparedStatement ps = c.prepareStatement(sql.deleteProgression())) {
-                    ps.setString(1, nodeRow);
-                    ps.executeUpdate();
-                }
+                progression.delete(context.dataSource(), nodeRow);
                 return null;
             }).get(bound, TimeUnit.NANOSECONDS);
         } catch (Exception e) {

@@ -1,9 +1,14 @@
 package dev.ferret.runtime.dialect;
 
+import dev.ferret.ConfigurationException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * Maps a lock name to the 64-bit key PostgreSQL advisory locks take: the first eight bytes, big-endian, of the
@@ -28,12 +33,12 @@ public final class AdvisoryLockKeys {
      *
      * @throws dev.ferret.ConfigurationException naming the two names that collide
      */
-    public static void requireDistinct(java.util.Collection<String> lockNames) {
-        java.util.Map<Long, String> seen = new java.util.HashMap<>();
+    public static void requireDistinct(Collection<String> lockNames) {
+        Map<Long, String> seen = new HashMap<>();
         for (String name : lockNames) {
             String other = seen.putIfAbsent(keyOf(name), name);
             if (other != null && !other.equals(name)) {
-                throw new dev.ferret.ConfigurationException("lock names '" + other + "' and '" + name
+                throw new ConfigurationException("lock names '" + other + "' and '" + name
                         + "' hash to the same advisory lock key " + keyOf(name) + "; rename one of the shards");
             }
         }
@@ -41,6 +46,6 @@ public final class AdvisoryLockKeys {
 
     /** The name of the lock that serializes schema migration of one schema. */
     public static String migrationLockName(String schema) {
-        return "ferret:migration:" + schema.toLowerCase(java.util.Locale.ROOT);
+        return "ferret:migration:" + schema.toLowerCase(Locale.ROOT);
     }
 }

@@ -5,11 +5,16 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientException;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * One database engine's SQL. Every statement Ferret issues comes from a dialect, rendered once at startup into the
@@ -121,7 +126,7 @@ public interface Dialect {
      * false when it was elsewhere (another runner advanced it, or created it first).
      */
     default boolean advanceProgression(Connection connection, DaemonSql sql, String name, long floor, long lastSeqId,
-                                       java.time.OffsetDateTime now) throws SQLException {
+                                       OffsetDateTime now) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(sql.advanceProgression())) {
             bindAdvance(ps, name, floor, lastSeqId, now);
             return ps.executeUpdate() == 1;
@@ -135,7 +140,7 @@ public interface Dialect {
 
     /** Binds (name, floor, new last_seq_id, last_updated) of {@link DaemonSql#advanceProgression()}. */
     static void bindAdvance(PreparedStatement ps, String name, long floor, long lastSeqId,
-                            java.time.OffsetDateTime now) throws SQLException {
+                            OffsetDateTime now) throws SQLException {
         ps.setString(1, name);
         ps.setLong(2, floor);
         ps.setLong(3, lastSeqId);
@@ -143,7 +148,7 @@ public interface Dialect {
     }
 
     /** Opens the connection(s) this node's shard locks live on. */
-    ShardLockSession openShardLocks(javax.sql.DataSource dataSource, TableNames names) throws SQLException;
+    ShardLockSession openShardLocks(DataSource dataSource, TableNames names) throws SQLException;
 
     /**
      * The longest {@link #shardLockName shard lock name} this engine keeps whole, in characters: a longer one is
@@ -171,7 +176,7 @@ public interface Dialect {
     }
 
     default boolean isTransient(SQLException e) {
-        if (e instanceof java.sql.SQLTransientException || e instanceof java.sql.SQLRecoverableException) {
+        if (e instanceof SQLTransientException || e instanceof SQLRecoverableException) {
             return true;
         }
         String state = e.getSQLState();
@@ -183,7 +188,7 @@ public interface Dialect {
             throws SQLException;
 
     /** Binds an event id; engines without a JDBC UUID mapping take its text. */
-    default void bindUuid(PreparedStatement statement, int index, java.util.UUID id) throws SQLException {
+    default void bindUuid(PreparedStatement statement, int index, UUID id) throws SQLException {
         statement.setObject(index, id);
     }
 

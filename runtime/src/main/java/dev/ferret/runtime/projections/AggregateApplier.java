@@ -3,7 +3,7 @@ package dev.ferret.runtime.projections;
 import dev.ferret.EventEnvelope;
 import dev.ferret.projections.AggregateProjection;
 import dev.ferret.projections.MultiStreamProjection;
-import dev.ferret.runtime.FerretDocumentStore;
+import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.documents.DocumentChanges.Key;
 import dev.ferret.runtime.documents.DocumentMapping;
 import java.sql.SQLException;
@@ -36,17 +36,17 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
     private final Set<String> aliases = new HashSet<>();
     private final AggregateProjection.SideEffectRaiser<T> raiser;
 
-    AggregateApplier(AggregateProjection<T, ?> projection, FerretDocumentStore store) {
+    AggregateApplier(AggregateProjection<T, ?> projection, StoreContext context) {
         super(projection);
         this.projection = projection;
-        this.mapping = store.mapping(projection.documentType(), projection.version());
+        this.mapping = context.mapping(projection.documentType(), projection.version());
         this.raiser = projection.sideEffectRaiser();
         this.creators = projection.creators();
         this.appliers = projection.appliers();
         this.deleters = projection.deleters();
         this.routes = projection instanceof MultiStreamProjection<?> multi ? multi.routes() : null;
         for (Class<?> type : projection.handledEventTypes()) {
-            aliases.add(store.eventTypes().aliasOf(type));
+            aliases.add(context.eventTypes().aliasOf(type));
         }
     }
 
@@ -188,7 +188,7 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
     }
 
     @Override
-    public List<DocumentMapping<?>> documentMappings(FerretDocumentStore store) {
+    public List<DocumentMapping<?>> documentMappings(StoreContext context) {
         return List.of(mapping);
     }
 

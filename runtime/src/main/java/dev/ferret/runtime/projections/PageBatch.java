@@ -3,7 +3,7 @@ package dev.ferret.runtime.projections;
 import dev.ferret.daemon.ChangeSet;
 import dev.ferret.projections.DocumentOperations;
 import dev.ferret.projections.SideEffects;
-import dev.ferret.runtime.FerretDocumentStore;
+import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.tenancy.TenantDatabases;
 import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.documents.DocumentChanges.Key;
@@ -35,7 +35,7 @@ import java.util.Set;
  */
 public final class PageBatch {
 
-    private final FerretDocumentStore store;
+    private final StoreContext context;
     private final Connection connection;
     private final TenantDatabases.Database database;
     private final DocumentChanges changes;
@@ -171,9 +171,9 @@ public final class PageBatch {
     }
 
     /** {@code database}: where the page's transaction runs, so that writes for tenants living elsewhere are refused. */
-    public PageBatch(FerretDocumentStore store, Connection connection, DocumentChanges changes,
+    public PageBatch(StoreContext context, Connection connection, DocumentChanges changes,
                      TenantDatabases.Database database) {
-        this.store = store;
+        this.context = context;
         this.connection = connection;
         this.changes = changes;
         this.database = database;
@@ -235,10 +235,10 @@ public final class PageBatch {
         }
         try (PreparedStatement ps = connection.prepareStatement(mapping.sql().loadMany())) {
             ps.setString(1, tenantId);
-            store.dialect().bindIds(connection, ps, 2, unknown);
+            context.dialect().bindIds(connection, ps, 2, unknown);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    Object document = store.serializer().fromJson(rs.getString(1), mapping.type());
+                    Object document = context.serializer().fromJson(rs.getString(1), mapping.type());
                     committed.put(new Key(mapping, tenantId, mapping.idOf(document)), document);
                 }
             }
@@ -286,7 +286,7 @@ public final class PageBatch {
 
         @Override
         public <T> Optional<T> load(Class<T> type, Object id) {
-            DocumentMapping<T> mapping = store.mapping(type);
+            DocumentMapping<T> mapping = context.mapping(type);
             try {
                 return Optional.ofNullable(type.cast(current(new Key(mapping, tenantId, mapping.idFrom(id)))));
             } catch (SQLException e) {
@@ -296,13 +296,13 @@ public final class PageBatch {
 
         @Override
         public void store(Object document) {
-            DocumentMapping<?> mapping = store.mapping(document.getClass());
+            DocumentMapping<?> mapping = context.mapping(document.getClass());
             changes.store(new Key(mapping, tenantId, mapping.idOf(document)), document);
         }
 
         @Override
         public void delete(Class<?> type, Object id) {
-            DocumentMapping<?> mapping = store.mapping(type);
+            DocumentMapping<?> mapping = context.mapping(type);
             changes.delete(new Key(mapping, tenantId, mapping.idFrom(id)));
         }
     }

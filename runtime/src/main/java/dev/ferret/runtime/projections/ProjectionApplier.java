@@ -4,8 +4,12 @@ import dev.ferret.EventEnvelope;
 import dev.ferret.projections.AggregateProjection;
 import dev.ferret.projections.EventProjection;
 import dev.ferret.projections.Projection;
-import dev.ferret.runtime.FerretDocumentStore;
+import dev.ferret.runtime.context.StoreContext;
+import dev.ferret.runtime.documents.DocumentMapping;
+import dev.ferret.subscriptions.Cancellation;
+import dev.ferret.subscriptions.SubscriptionBase;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -30,9 +34,9 @@ public interface ProjectionApplier {
     Set<Class<?>> documentTypes();
 
     /** The tables a rebuild tears down. */
-    default List<dev.ferret.runtime.documents.DocumentMapping<?>> documentMappings(FerretDocumentStore store) {
-        List<dev.ferret.runtime.documents.DocumentMapping<?>> mappings = new java.util.ArrayList<>();
-        documentTypes().forEach(type -> mappings.add(store.mapping(type)));
+    default List<DocumentMapping<?>> documentMappings(StoreContext context) {
+        List<DocumentMapping<?>> mappings = new ArrayList<>();
+        documentTypes().forEach(type -> mappings.add(context.mapping(type)));
         return mappings;
     }
 
@@ -57,17 +61,17 @@ public interface ProjectionApplier {
      */
     default void applyPage(long floor, long ceiling, List<EventEnvelope> events, PageBatch batch,
                            ApplyErrorHandler errors, String shardName,
-                           dev.ferret.subscriptions.Cancellation cancellation) throws Exception {
+                           Cancellation cancellation) throws Exception {
         apply(events, batch, errors);
     }
 
-    static ProjectionApplier of(dev.ferret.subscriptions.SubscriptionBase subscription, FerretDocumentStore store) {
-        return new SubscriptionApplier(subscription, store);
+    static ProjectionApplier of(SubscriptionBase subscription, StoreContext context) {
+        return new SubscriptionApplier(subscription, context);
     }
 
-    static ProjectionApplier of(Projection projection, FerretDocumentStore store) {
+    static ProjectionApplier of(Projection projection, StoreContext context) {
         if (projection instanceof AggregateProjection<?, ?> aggregate) {
-            return new AggregateApplier<>(aggregate, store);
+            return new AggregateApplier<>(aggregate, context);
         }
         return new EventProjectionApplier((EventProjection) projection);
     }

@@ -4,7 +4,7 @@ import dev.ferret.EventEnvelope;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.ApplyFailedException;
 import dev.ferret.projections.DocumentOperations;
-import dev.ferret.runtime.FerretDocumentStore;
+import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.tenancy.TenantDatabases;
 import dev.ferret.subscriptions.Cancellation;
 import dev.ferret.subscriptions.EventPage;
@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
@@ -32,14 +33,14 @@ final class SubscriptionApplier implements ProjectionApplier {
     /** Null: every type. */
     private final Set<String> aliases;
 
-    SubscriptionApplier(SubscriptionBase subscription, FerretDocumentStore store) {
+    SubscriptionApplier(SubscriptionBase subscription, StoreContext context) {
         this.subscription = subscription;
-        this.databases = store.databases();
+        this.databases = context.databases();
         if (subscription.includedTypes().isEmpty()) {
             this.aliases = null;
         } else {
             Set<String> wanted = new HashSet<>();
-            subscription.includedTypes().forEach(type -> wanted.add(store.eventTypes().aliasOf(type)));
+            subscription.includedTypes().forEach(type -> wanted.add(context.eventTypes().aliasOf(type)));
             this.aliases = wanted;
         }
     }
@@ -147,7 +148,7 @@ final class SubscriptionApplier implements ProjectionApplier {
             }
 
             @Override
-            public <T> java.util.Optional<T> load(Class<T> type, Object id) {
+            public <T> Optional<T> load(Class<T> type, Object id) {
                 requireHeld(pageDatabase, StoreOptions.DEFAULT_TENANT, shardName);
                 throw new AssertionError("unreachable");
             }

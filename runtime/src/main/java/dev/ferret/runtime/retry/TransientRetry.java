@@ -28,8 +28,7 @@ public interface TransientRetry {
     Factory RESILIENCE4J = (shardName, settings, isTransient) -> {
         Retry retry = Retry.of(shardName, RetryConfig.custom()
                 .maxAttempts(settings.getMaxTransientRetries() + 1)
-                .intervalFunction(IntervalFunction.ofExponentialBackoff(settings.getTransientRetryBackoff(), 2.0,
-                        settings.getMaxRetryBackoff()))
+                .intervalFunction(interval(Backoff.of(settings)))
                 .retryOnException(isTransient)
                 .build());
         return new TransientRetry() {
@@ -39,4 +38,9 @@ public interface TransientRetry {
             }
         };
     };
+
+    /** Resilience4j's waits, from the one {@link Backoff} definition. */
+    private static IntervalFunction interval(Backoff backoff) {
+        return attempt -> backoff.delay(attempt).toMillis();
+    }
 }

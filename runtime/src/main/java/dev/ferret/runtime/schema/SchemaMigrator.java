@@ -10,6 +10,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -87,7 +88,7 @@ public final class SchemaMigrator {
         }
         Set<String> existing = dialect.existingObjects(connection, schema);
         for (SchemaObject object : wanted) {
-            if (!existing.contains(object.name().toLowerCase(java.util.Locale.ROOT))) {
+            if (!existing.contains(object.name().toLowerCase(Locale.ROOT))) {
                 missing.add(object.name());
             }
         }
@@ -103,7 +104,7 @@ public final class SchemaMigrator {
             }
             Set<String> existing = dialect.existingObjects(connection, schema);
             for (SchemaObject object : wanted) {
-                if (!existing.contains(object.name().toLowerCase(java.util.Locale.ROOT))) {
+                if (!existing.contains(object.name().toLowerCase(Locale.ROOT))) {
                     for (String ddl : object.ddl()) {
                         statement.execute(ddl);
                     }

@@ -3,6 +3,7 @@ package dev.ferret.runtime.tx;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs work in one database transaction: every write of a unit of work or a daemon page, and the page's
@@ -20,7 +21,7 @@ public interface TransactionRunner {
     /**
      * Runs {@code work} once: commits when it returns, rolls back when it throws (and rethrows). Retrying is not the
      * runner's job; transient failures of daemon pages are retried around the whole page by
-     * {@link dev.ferret.runtime.retry.TransientRetry}.
+     * {@code TransientRetry}.
      */
     <T> T inTransaction(DataSource dataSource, Work<T> work) throws SQLException;
 
@@ -51,8 +52,10 @@ public interface TransactionRunner {
         private void restore(Connection connection, boolean autoCommit) {
             try {
                 connection.setAutoCommit(autoCommit);
-            } catch (SQLException ignored) {
-                // a broken connection is discarded by the pool anyway
+            } catch (SQLException e) {
+                // safe: a broken connection is discarded by the pool anyway
+                LoggerFactory.getLogger(TransactionRunner.class)
+                        .debug("Restoring auto-commit failed; the pool discards the broken connection", e);
             }
         }
 

@@ -15,7 +15,7 @@ import dev.ferret.runtime.conformance.Fixtures.Customer;
 import dev.ferret.runtime.conformance.Fixtures.OrderPlaced;
 import dev.ferret.runtime.conformance.Fixtures.OrderShipped;
 import dev.ferret.runtime.dialect.Dialect;
-import dev.ferret.runtime.dialect.Dialects;
+import dev.ferret.runtime.engines.Dialects;
 import dev.ferret.runtime.dialect.TableNames;
 import dev.ferret.runtime.testing.TestDatabase;
 import java.sql.Connection;

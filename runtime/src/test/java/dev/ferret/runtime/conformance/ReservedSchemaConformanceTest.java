@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ferret.ConfigurationException;
 import dev.ferret.DatabaseEngine;
 import dev.ferret.runtime.Ferret;
-import dev.ferret.runtime.dialect.Dialects;
+import dev.ferret.runtime.engines.Dialects;
 import dev.ferret.runtime.testing.TestDatabase;
 import java.util.Locale;
 import org.junit.jupiter.api.Tag;

@@ -16,10 +16,12 @@ import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.runtime.Ferret;
+import dev.ferret.runtime.StoreSeams;
 import dev.ferret.runtime.daemon.DaemonFixtures.Gate;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
 import dev.ferret.runtime.testing.TestDatabase;
 import dev.ferret.runtime.testing.TestResources;
+import dev.ferret.runtime.testing.VirtualTime;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -80,10 +82,11 @@ class DaemonHealthConformanceTest {
         TestDatabase db = database("idle");
         StoreOptions options = withTally(fastDaemon(db));
         options.daemon().stalledShardThreshold(Duration.ofMillis(300));
-        DocumentStore store = open(options);
+        VirtualTime time = new VirtualTime();
+        DocumentStore store = resources.add(Ferret.createStore(options, StoreSeams.defaults().withTime(time)));
         appendTicks(store, "i", 2);
         store.waitForNonStaleProjectionData(WAIT);
-        Thread.sleep(600);
+        time.advance(Duration.ofMillis(600));
         // the shard was caught up all along: new events start its clock afresh
         appendTicks(store, "i", 2);
         store.waitForNonStaleProjectionData(WAIT);

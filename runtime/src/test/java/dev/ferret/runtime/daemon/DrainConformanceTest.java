@@ -9,17 +9,23 @@ import dev.ferret.StoreOptions;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.runtime.Ferret;
+import dev.ferret.runtime.StoreSeams;
 import dev.ferret.runtime.daemon.DaemonFixtures.Gate;
 import dev.ferret.runtime.testing.TestDatabase;
+import dev.ferret.runtime.testing.VirtualTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** StopAndDrainTimeout: finish the page in flight, drop the queue, cancel past the bound. */
+/**
+ * StopAndDrainTimeout: finish the page in flight, drop the queue, cancel past the bound. The bounds that a test
+ * must see pass run on {@link VirtualTime}, so no test sleeps or measures the machine's speed.
+ */
 @Tag("conformance")
 class DrainConformanceTest {
 
@@ -108,13 +114,21 @@ class DrainConformanceTest {
                 gates.add(gate);
                 options.projections().add(new GateNamed("Gate" + i, gate), Lifecycle.ASYNC);
             }
-            DocumentStore store = Ferret.createStore(options);
+            VirtualTime time = new VirtualTime();
+            DocumentStore store = Ferret.createStore(options, StoreSeams.defaults().withTime(time));
             // four page workers: four gates are entered and wedged, the other shards wait in the queue
-            org.awaitility.Awaitility.await().atMost(WAIT)
+            Awaitility.await().atMost(WAIT)
                     .until(() -> gates.stream().filter(g -> g.entered.getCount() == 0).count() == 4);
-            long started = System.nanoTime();
-            store.close();
-            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            Duration started = time.elapsed();
+            CompletableFuture<Void> closing = CompletableFuture.runAsync(store::close);
+            time.awaitWaiters(1, WAIT); // the stop waits on the first shard's run
+            time.advance(bound);
+            while (time.awaitWaitersOrDone(1, closing, WAIT)) {
+                // a run cancelled while still queued unwinds only once a worker is free: its grace runs out instead
+                time.advance(ShardAgent.CANCEL_GRACE);
+            }
+            closing.get(60, TimeUnit.SECONDS);
+            Duration took = time.elapsed().minus(started);
             // one drain after another would need 4 x 2 s for the wedged ones; in parallel they take one bound
             assertThat(took).isLessThan(bound.multipliedBy(3));
             assertThat(gates).allSatisfy(g -> assertThat(g.applied).hasValue(0));
@@ -130,10 +144,14 @@ class DrainConformanceTest {
             StoreOptions options = fastDaemon(db);
             options.daemon().stopAndDrainTimeout(Duration.ZERO);
             options.projections().add(gate, Lifecycle.ASYNC);
-            DocumentStore store = Ferret.createStore(options);
+            VirtualTime time = new VirtualTime();
+            DocumentStore store = Ferret.createStore(options, StoreSeams.defaults().withTime(time));
             assertThat(gate.entered.await(30, TimeUnit.SECONDS)).isTrue();
             CompletableFuture<Void> closing = CompletableFuture.runAsync(store::close);
-            Thread.sleep(700); // longer than the default bound would allow; the stop must still be waiting
+            time.awaitWaiters(1, WAIT);
+            // longer than any bound would allow; the stop must still be waiting, parked at the new time
+            time.advance(Duration.ofHours(1));
+            time.awaitWaiters(1, WAIT);
             assertThat(closing).isNotDone();
             gate.release.countDown();
             closing.get(60, TimeUnit.SECONDS);

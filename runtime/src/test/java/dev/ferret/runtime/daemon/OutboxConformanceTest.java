@@ -14,11 +14,15 @@ import dev.ferret.projections.Lifecycle;
 import dev.ferret.projections.OutboxMessage;
 import dev.ferret.projections.Snapshot;
 import dev.ferret.runtime.Ferret;
+import dev.ferret.runtime.StoreSeams;
 import dev.ferret.runtime.daemon.DaemonFixtures.Poison;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
+import dev.ferret.runtime.testing.MutableClock;
 import dev.ferret.runtime.testing.TestDatabase;
+import dev.ferret.runtime.testing.VirtualTime;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -205,15 +209,21 @@ class OutboxConformanceTest {
         try (TestDatabase db = TestDatabase.create("outboxretain")) {
             StoreOptions options = node(db, outboxed(false), delivered);
             options.daemon().outboxRetention(Duration.ofMillis(200));
-            try (DocumentStore store = Ferret.createStore(options)) {
+            // the retention passes on the clock (delivery stamps) and the time source (clean-up turns), not by sleeping
+            MutableClock clock = new MutableClock(Instant.now());
+            VirtualTime time = new VirtualTime();
+            try (DocumentStore store = Ferret.createStore(options,
+                    StoreSeams.defaults().withClock(clock).withTime(time))) {
                 appendTicks(store, "a", 5);
                 await().atMost(WAIT).until(() -> delivered.size() == 5);
-                Thread.sleep(400);
+                clock.advance(Duration.ofMillis(400));
+                time.advance(Duration.ofMillis(400));
                 appendTicks(store, "a", 1);
                 await().atMost(WAIT).until(() -> delivered.size() == 6);
                 await().atMost(WAIT).until(() -> {
                     appendTicks(store, "b", 1);
-                    Thread.sleep(50);
+                    clock.advance(Duration.ofMillis(50));
+                    time.advance(Duration.ofMillis(50));
                     return db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_outbox") + " WHERE seq_id <= 5") == 0;
                 });
             }

@@ -16,7 +16,7 @@ import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
-import dev.ferret.runtime.dialect.Dialects;
+import dev.ferret.runtime.engines.Dialects;
 import dev.ferret.runtime.dialect.ShardLockSession;
 import dev.ferret.runtime.dialect.TableNames;
 import dev.ferret.runtime.testing.TestDatabase;

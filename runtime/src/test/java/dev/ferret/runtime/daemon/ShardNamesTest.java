@@ -11,7 +11,7 @@ import dev.ferret.projections.ProjectionOptions;
 import dev.ferret.projections.Snapshot;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
-import dev.ferret.runtime.dialect.Dialects;
+import dev.ferret.runtime.engines.Dialects;
 import dev.ferret.runtime.dialect.TableNames;
 import org.junit.jupiter.api.Test;
 

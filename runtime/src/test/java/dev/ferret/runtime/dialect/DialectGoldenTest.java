@@ -3,6 +3,7 @@ package dev.ferret.runtime.dialect;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ferret.DatabaseEngine;
+import dev.ferret.runtime.engines.Dialects;
 import java.io.IOException;
 import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;

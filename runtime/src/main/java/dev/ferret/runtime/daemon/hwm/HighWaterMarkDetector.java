@@ -6,6 +6,7 @@ import dev.ferret.daemon.HighWaterMarkStatus;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.TableNames;
+import dev.ferret.runtime.progression.ProgressionRows;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,6 +20,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.OptionalLong;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,6 +61,7 @@ public final class HighWaterMarkDetector {
     private final DaemonSql sql;
     private final DaemonSettings settings;
     private final Clock clock;
+    private final ProgressionRows progression;
 
     private volatile long mark;
     private volatile HighWaterMarkStatus status;
@@ -79,6 +82,7 @@ public final class HighWaterMarkDetector {
         this.sql = dialect.daemonSql(names);
         this.settings = settings;
         this.clock = clock;
+        this.progression = new ProgressionRows(dialect, sql);
         this.status = new HighWaterMarkStatus(0, 0, false, null, Duration.ZERO, List.of(), 0, 0);
     }
 
@@ -92,16 +96,11 @@ public final class HighWaterMarkDetector {
 
     /** Reads the persisted mark; call once, before the first {@link #detect()}. */
     public void loadPersistedMark() throws SQLException {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(sql.selectProgression())) {
-            ps.setString(1, PROGRESSION_NAME);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                    mark = rs.getLong(1);
-                    highestSeen = mark;
-                    persistedMark = mark;
-                }
-            }
+        OptionalLong persisted = progression.find(dataSource, PROGRESSION_NAME);
+        if (persisted.isPresent()) {
+            mark = persisted.getAsLong();
+            highestSeen = mark;
+            persistedMark = mark;
         }
     }
 
@@ -317,11 +316,6 @@ public final class HighWaterMarkDetector {
     }
 
     private void raiseMark(Connection c, long newMark, Instant now) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.raiseMark())) {
-            ps.setString(1, PROGRESSION_NAME);
-            ps.setLong(2, newMark);
-            ps.setObject(3, OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
-            ps.executeUpdate();
-        }
+        progression.raise(c, PROGRESSION_NAME, newMark, OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
     }
 }

@@ -2,12 +2,13 @@ package dev.ferret.runtime.dialect.h2;
 
 import dev.ferret.DatabaseEngine;
 import dev.ferret.IdLimits;
+import dev.ferret.StoreOptions;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
-import dev.ferret.runtime.dialect.PortableSql;
 import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.OutboxSql;
+import dev.ferret.runtime.dialect.PortableSql;
 import dev.ferret.runtime.dialect.SchemaObject;
 import dev.ferret.runtime.dialect.SchemaSql;
 import dev.ferret.runtime.dialect.ShardLockSession;
@@ -16,7 +17,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -25,6 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import javax.sql.DataSource;
 
 /**
  * H2 in its own SQL (not a compatibility mode): {@code JSON} columns written with {@code FORMAT JSON}, identity
@@ -32,6 +36,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * which H2 has no built-in for.
  */
 public final class H2Dialect implements Dialect {
+
+    /** Connection broken, lock timeout, deadlock, database closed. */
+    private static final Set<Integer> TRANSIENT_ERRORS = Set.of(90067, 50200, 40001, 90098, 90121);
+
+    private static final int CONCURRENT_UPDATE = 90131;
 
     private static final int DUPLICATE_KEY = 23505;
 
@@ -61,7 +70,7 @@ public final class H2Dialect implements Dialect {
 
     /** With the default {@code events().appendLockTimeout}. */
     public H2Dialect() {
-        this(dev.ferret.StoreOptions.DEFAULT_APPEND_LOCK_TIMEOUT);
+        this(StoreOptions.DEFAULT_APPEND_LOCK_TIMEOUT);
     }
 
     public H2Dialect(Duration appendLockTimeout) {
@@ -69,7 +78,7 @@ public final class H2Dialect implements Dialect {
     }
 
     /** H2's keywords ("Keywords / Reserved Words" in its grammar documentation). */
-    private static final java.util.Set<String> RESERVED_WORDS = java.util.Set.of(
+    private static final Set<String> RESERVED_WORDS = Set.of(
             "ALL", "AND", "ANY", "ARRAY", "AS", "ASYMMETRIC", "AUTHORIZATION", "BETWEEN", "BOTH", "CASE", "CAST",
             "CHECK", "CONSTRAINT", "CROSS", "CURRENT_CATALOG", "CURRENT_DATE", "CURRENT_PATH", "CURRENT_ROLE",
             "CURRENT_SCHEMA", "CURRENT_TIME", "CURRENT_TIMESTAMP", "CURRENT_USER", "DAY", "DEFAULT", "DISTINCT",
@@ -82,7 +91,7 @@ public final class H2Dialect implements Dialect {
             "USING", "VALUE", "VALUES", "WHEN", "WHERE", "WINDOW", "WITH", "YEAR", "_ROWID_");
 
     @Override
-    public java.util.Set<String> reservedWords() {
+    public Set<String> reservedWords() {
         return RESERVED_WORDS;
     }
 
@@ -100,7 +109,7 @@ public final class H2Dialect implements Dialect {
     @Override
     public Restore waitForTenantSequence(Connection connection) throws SQLException {
         int previous;
-        try (java.sql.Statement s = connection.createStatement()) {
+        try (Statement s = connection.createStatement()) {
             try (ResultSet rs = s.executeQuery("SELECT LOCK_TIMEOUT()")) {
                 rs.next();
                 previous = rs.getInt(1);
@@ -111,7 +120,7 @@ public final class H2Dialect implements Dialect {
             s.execute("SET LOCK_TIMEOUT " + appendLockTimeoutMillis);
         }
         return () -> {
-            try (java.sql.Statement s = connection.createStatement()) {
+            try (Statement s = connection.createStatement()) {
                 s.execute("SET LOCK_TIMEOUT " + previous);
             }
         };
@@ -345,9 +354,6 @@ public final class H2Dialect implements Dialect {
         return owners(connection, names).tryPass(from, to);
     }
 
-    /** Connection broken, lock timeout, deadlock, database closed. */
-    private static final Set<Integer> TRANSIENT_ERRORS = Set.of(90067, 50200, 40001, 90098, 90121);
-
     @Override
     public boolean isTransient(SQLException e) {
         return Dialect.super.isTransient(e) || TRANSIENT_ERRORS.contains(e.getErrorCode());
@@ -355,7 +361,7 @@ public final class H2Dialect implements Dialect {
 
     @Override
     public boolean advanceProgression(Connection connection, DaemonSql sql, String name, long floor, long lastSeqId,
-                                      java.time.OffsetDateTime now) throws SQLException {
+                                      OffsetDateTime now) throws SQLException {
         try {
             return Dialect.super.advanceProgression(connection, sql, name, floor, lastSeqId, now);
         } catch (SQLException e) {
@@ -366,8 +372,6 @@ public final class H2Dialect implements Dialect {
         }
     }
 
-    private static final int CONCURRENT_UPDATE = 90131;
-
     /** A lock is a row of {@code pc_shard_locks}: its name column refuses a longer name. */
     @Override
     public int maxShardLockNameLength() {
@@ -375,7 +379,7 @@ public final class H2Dialect implements Dialect {
     }
 
     @Override
-    public ShardLockSession openShardLocks(javax.sql.DataSource dataSource, TableNames names) {
+    public ShardLockSession openShardLocks(DataSource dataSource, TableNames names) {
         return new H2ShardLocks(dataSource, names);
     }
 

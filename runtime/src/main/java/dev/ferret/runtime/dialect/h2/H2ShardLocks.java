@@ -16,12 +16,16 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * H2 has no named locks. Each held shard lock is a row of {@code pc_shard_locks} locked {@code FOR UPDATE} by an
  * open transaction on a connection of its own: another session cannot take it, and it dies with that session.
  */
 final class H2ShardLocks implements ShardLockSession {
+
+    private static final Logger LOG = LoggerFactory.getLogger(H2ShardLocks.class);
 
     private static final int LOCK_TIMEOUT_ERROR = 50200;
     private static final int DUPLICATE_KEY = 23505;
@@ -89,6 +93,7 @@ final class H2ShardLocks implements ShardLockSession {
         // H2 ignores the timeout of isValid and has no network timeout. Embedded, a check never waits; over TCP the
         // bound is kept to the millisecond between checks, and a probe that ran past it fails as on other engines.
         int millis = Dialect.timeoutMillis(timeout);
+        // real time on purpose: this bounds a database round trip, not a daemon deadline
         long start = System.nanoTime();
         Set<String> stillHeld = new HashSet<>();
         for (String name : names) {
@@ -98,7 +103,8 @@ final class H2ShardLocks implements ShardLockSession {
                     stillHeld.add(name);
                 }
             } catch (SQLException e) {
-                // lost with its session
+                // safe: a lock whose connection cannot answer is lost with its session; it is reported as not held
+                LOG.debug("Probing the lock {} failed; counting it as lost", name, e);
             }
             long elapsed = (System.nanoTime() - start) / 1_000_000;
             if (elapsed > millis) {
@@ -139,13 +145,15 @@ final class H2ShardLocks implements ShardLockSession {
     private static void closeQuietly(Connection connection) {
         try {
             connection.rollback();
-        } catch (SQLException ignored) {
-            // gone already
+        } catch (SQLException e) {
+            // safe: a connection that cannot roll back is gone, and its locks with it
+            LOG.debug("Rolling back a released lock connection failed; it is closed next", e);
         }
         try {
             connection.close();
-        } catch (SQLException ignored) {
-            // gone already
+        } catch (SQLException e) {
+            // safe: closing a connection that is gone already leaves nothing held
+            LOG.debug("Closing a released lock connection failed; it was gone already", e);
         }
     }
 }

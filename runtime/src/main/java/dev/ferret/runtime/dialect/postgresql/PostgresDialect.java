@@ -5,10 +5,10 @@ import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
-import dev.ferret.runtime.dialect.PortableSql;
 import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.OutboxSql;
+import dev.ferret.runtime.dialect.PortableSql;
 import dev.ferret.runtime.dialect.SchemaObject;
 import dev.ferret.runtime.dialect.SchemaSql;
 import dev.ferret.runtime.dialect.SequenceOwnership;
@@ -20,10 +20,15 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.List;
+import java.util.Set;
+import javax.sql.DataSource;
 
 /** PostgreSQL: {@code jsonb}, identity columns, {@code INSERT ... ON CONFLICT}, advisory locks. */
 public final class PostgresDialect implements Dialect {
+
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
 
     private static final String UNIQUE_VIOLATION = "23505";
     static final String MIGRATION_LOCK = "SELECT pg_advisory_xact_lock(?)";
@@ -34,7 +39,7 @@ public final class PostgresDialect implements Dialect {
     private static final String SHARD_NAME_COLUMN = "varchar(" + Dialect.MAX_SHARD_NAME_LENGTH + ")";
 
     /** PostgreSQL's reserved key words, with those that can be only a function or type name (never a schema name). */
-    private static final java.util.Set<String> RESERVED_WORDS = java.util.Set.of(
+    private static final Set<String> RESERVED_WORDS = Set.of(
             "ALL", "ANALYSE", "ANALYZE", "AND", "ANY", "ARRAY", "AS", "ASC", "ASYMMETRIC", "AUTHORIZATION", "BINARY",
             "BOTH", "CASE", "CAST", "CHECK", "COLLATE", "COLLATION", "COLUMN", "CONCURRENTLY", "CONSTRAINT",
             "CREATE", "CROSS", "CURRENT_CATALOG", "CURRENT_DATE", "CURRENT_ROLE", "CURRENT_SCHEMA", "CURRENT_TIME",
@@ -48,7 +53,7 @@ public final class PostgresDialect implements Dialect {
             "WHERE", "WINDOW", "WITH");
 
     @Override
-    public java.util.Set<String> reservedWords() {
+    public Set<String> reservedWords() {
         return RESERVED_WORDS;
     }
 
@@ -234,10 +239,10 @@ public final class PostgresDialect implements Dialect {
 
     @Override
     public boolean advanceProgression(Connection connection, DaemonSql sql, String name, long floor, long lastSeqId,
-                                      java.time.OffsetDateTime now) throws SQLException {
+                                      OffsetDateTime now) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(sql.advanceProgression())) {
             Dialect.bindAdvance(ps, name, floor, lastSeqId, now);
-            try (java.sql.ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() && rs.getLong(1) == 1;
             }
         }
@@ -283,8 +288,6 @@ public final class PostgresDialect implements Dialect {
         }
     }
 
-    private static final String LOCK_NOT_AVAILABLE = "55P03";
-
     @Override
     public boolean isTransient(SQLException e) {
         String state = e.getSQLState();
@@ -300,7 +303,7 @@ public final class PostgresDialect implements Dialect {
     }
 
     @Override
-    public ShardLockSession openShardLocks(javax.sql.DataSource dataSource, TableNames names) throws SQLException {
+    public ShardLockSession openShardLocks(DataSource dataSource, TableNames names) throws SQLException {
         return new PostgresShardLocks(dataSource);
     }
 

@@ -14,12 +14,17 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Session advisory locks on one kept connection, keyed by {@link AdvisoryLockKeys#keyOf}. */
 final class PostgresShardLocks implements ShardLockSession {
 
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresShardLocks.class);
+
     static final String TRY_LOCK = "SELECT pg_try_advisory_lock(?)";
     static final String UNLOCK = "SELECT pg_advisory_unlock(?)";
+    static final String UNLOCK_ALL = "SELECT pg_advisory_unlock_all()";
     /** A bigint advisory key shows in pg_locks as classid (high half) and objid (low half), objsubid 1. */
     static final String PROBE = "SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1"
             + " AND granted AND pid = pg_backend_pid()";
@@ -117,20 +122,20 @@ final class PostgresShardLocks implements ShardLockSession {
         }
     }
 
-    static final String UNLOCK_ALL = "SELECT pg_advisory_unlock_all()";
-
     @Override
     public void close() {
         try (PreparedStatement ps = connection.prepareStatement(UNLOCK_ALL)) {
             // a pooled connection keeps its session: its locks must not travel back into the pool
             ps.execute();
-        } catch (SQLException ignored) {
-            // the session is gone, and its locks with it
+        } catch (SQLException e) {
+            // safe: a session that cannot run the unlock is gone, and its locks with it
+            LOG.debug("Unlocking every advisory lock on close failed; the session is gone with its locks", e);
         }
         try {
             connection.close();
-        } catch (SQLException ignored) {
-            // already gone
+        } catch (SQLException e) {
+            // safe: closing a connection that is gone already leaves nothing held
+            LOG.debug("Closing the lock connection failed; it was gone already", e);
         }
     }
 }

@@ -1,14 +1,15 @@
 package dev.ferret.runtime.dialect.sqlserver;
 
+import dev.ferret.ConfigurationException;
 import dev.ferret.DatabaseEngine;
 import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
-import dev.ferret.runtime.dialect.PortableSql;
 import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.OutboxSql;
+import dev.ferret.runtime.dialect.PortableSql;
 import dev.ferret.runtime.dialect.SchemaObject;
 import dev.ferret.runtime.dialect.SchemaSql;
 import dev.ferret.runtime.dialect.SequenceOwnership;
@@ -22,6 +23,10 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -29,6 +34,14 @@ import org.slf4j.LoggerFactory;
  * {@code MERGE ... WITH (HOLDLOCK)} upserts, {@code OPENJSON} id lists and {@code sp_getapplock}.
  */
 public final class SqlServerDialect implements Dialect {
+
+    /** OPENJSON, which id lists and the shard lock probe use, exists only at this compatibility level and above. */
+    static final int MIN_COMPATIBILITY_LEVEL = 130;
+
+    /** mssql-jdbc's {@code SQLServerConnection.TRANSACTION_SNAPSHOT}. */
+    static final int TRANSACTION_SNAPSHOT = 0x1000;
+
+    private static final int SHARD_LOCK_NAME_LENGTH = 255;
 
     /** Violation of a PRIMARY KEY or UNIQUE constraint, and of a unique index. */
     private static final int PRIMARY_KEY_VIOLATION = 2627;
@@ -65,7 +78,7 @@ public final class SqlServerDialect implements Dialect {
     static final String MIGRATION_UNLOCK = "{? = call sp_releaseapplock(?, 'Session')}";
 
     /** T-SQL's reserved keywords, as Microsoft's "Reserved Keywords (Transact-SQL)" lists them. */
-    private static final java.util.Set<String> RESERVED_WORDS = java.util.Set.of(
+    private static final Set<String> RESERVED_WORDS = Set.of(
             "ADD", "ALL", "ALTER", "AND", "ANY", "AS", "ASC", "AUTHORIZATION", "BACKUP", "BEGIN", "BETWEEN", "BREAK",
             "BROWSE", "BULK", "BY", "CASCADE", "CASE", "CHECK", "CHECKPOINT", "CLOSE", "CLUSTERED", "COALESCE",
             "COLLATE", "COLUMN", "COMMIT", "COMPUTE", "CONSTRAINT", "CONTAINS", "CONTAINSTABLE", "CONTINUE",
@@ -88,7 +101,7 @@ public final class SqlServerDialect implements Dialect {
             "USER", "VALUES", "VARYING", "VIEW", "WAITFOR", "WHEN", "WHERE", "WHILE", "WITH", "WRITETEXT");
 
     @Override
-    public java.util.Set<String> reservedWords() {
+    public Set<String> reservedWords() {
         return RESERVED_WORDS;
     }
 
@@ -399,9 +412,6 @@ public final class SqlServerDialect implements Dialect {
         }
     }
 
-    /** OPENJSON, which id lists and the shard lock probe use, exists only at this compatibility level and above. */
-    static final int MIN_COMPATIBILITY_LEVEL = 130;
-
     /**
      * Server version and edition; the current database's compatibility level, READ_COMMITTED_SNAPSHOT and
      * snapshot isolation (a connection always sees its own database's row of sys.databases); the collation the key
@@ -423,7 +433,7 @@ public final class SqlServerDialect implements Dialect {
     public void checkServer(Connection connection, TableNames names) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(serverReportSql(names))) {
             ps.setString(1, "Ferret");
-            try (java.sql.ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     throw new SQLException("sys.databases has no row for the current database");
                 }
@@ -449,9 +459,6 @@ public final class SqlServerDialect implements Dialect {
         }
     }
 
-    /** mssql-jdbc's {@code SQLServerConnection.TRANSACTION_SNAPSHOT}. */
-    static final int TRANSACTION_SNAPSHOT = 0x1000;
-
     static String isolationName(int level) {
         return switch (level) {
             case Connection.TRANSACTION_READ_UNCOMMITTED -> "READ_UNCOMMITTED";
@@ -464,16 +471,16 @@ public final class SqlServerDialect implements Dialect {
     }
 
     static void checkServer(ServerReport report) {
-        org.slf4j.Logger log = LoggerFactory.getLogger(SqlServerDialect.class);
+        Logger log = LoggerFactory.getLogger(SqlServerDialect.class);
         log.info(report.line());
         if (report.compatibilityLevel() < MIN_COMPATIBILITY_LEVEL) {
-            throw new dev.ferret.ConfigurationException("SQL Server database " + report.database()
+            throw new ConfigurationException("SQL Server database " + report.database()
                     + " is at compatibility level " + report.compatibilityLevel() + "; Ferret needs "
                     + MIN_COMPATIBILITY_LEVEL + " or higher for OPENJSON. Fix: ALTER DATABASE [" + report.database()
                     + "] SET COMPATIBILITY_LEVEL = " + MIN_COMPATIBILITY_LEVEL + " (or higher)");
         }
         if (!"nvarchar".equalsIgnoreCase(report.textParameterType())) {
-            throw new dev.ferret.ConfigurationException("The driver sends text parameters to SQL Server as "
+            throw new ConfigurationException("The driver sends text parameters to SQL Server as "
                     + report.textParameterType() + ", not nvarchar (sendStringParametersAsUnicode=false?): text"
                     + " outside the database's code page would be stored as '?'. Fix: remove"
                     + " sendStringParametersAsUnicode=false from the connection URL or data source properties");
@@ -482,7 +489,7 @@ public final class SqlServerDialect implements Dialect {
         // SNAPSHOT it must come with lock-taking hints such as UPDLOCK: the daemon reads on pool connections
         if (report.poolIsolation() == Connection.TRANSACTION_SERIALIZABLE
                 || report.poolIsolation() == TRANSACTION_SNAPSHOT) {
-            throw new dev.ferret.ConfigurationException("The data source's connections start at isolation level "
+            throw new ConfigurationException("The data source's connections start at isolation level "
                     + isolationName(report.poolIsolation()) + "; Ferret's daemon reads with READPAST, which SQL"
                     + " Server allows only under READ COMMITTED or REPEATABLE READ. Fix: set the pool's default"
                     + " transaction isolation to READ_COMMITTED (READ_COMMITTED_SNAPSHOT ON is fine)");
@@ -495,7 +502,7 @@ public final class SqlServerDialect implements Dialect {
     }
 
     /** Deadlock victim, lock request timeout, and the Azure SQL transient connection errors. */
-    private static final java.util.Set<Integer> TRANSIENT_ERRORS = java.util.Set.of(1205, 1222, -2, 4060, 40197,
+    private static final Set<Integer> TRANSIENT_ERRORS = Set.of(1205, 1222, -2, 4060, 40197,
             40501, 40613, 49918, 49919, 49920, 4221, 233, 10053, 10054, 10060);
 
     @Override
@@ -512,10 +519,8 @@ public final class SqlServerDialect implements Dialect {
         return SHARD_LOCK_NAME_LENGTH;
     }
 
-    private static final int SHARD_LOCK_NAME_LENGTH = 255;
-
     @Override
-    public ShardLockSession openShardLocks(javax.sql.DataSource dataSource, TableNames names) throws SQLException {
+    public ShardLockSession openShardLocks(DataSource dataSource, TableNames names) throws SQLException {
         return new SqlServerShardLocks(dataSource);
     }
 
@@ -567,7 +572,7 @@ public final class SqlServerDialect implements Dialect {
     }
 
     @Override
-    public void bindUuid(PreparedStatement statement, int index, java.util.UUID id) throws SQLException {
+    public void bindUuid(PreparedStatement statement, int index, UUID id) throws SQLException {
         statement.setString(index, id.toString());
     }
 

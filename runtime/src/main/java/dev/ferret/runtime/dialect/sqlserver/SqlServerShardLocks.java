@@ -142,8 +142,9 @@ final class SqlServerShardLocks implements ShardLockSession {
         }
         try {
             connection.close(); // after an abort: hands a closed connection back, which the pool discards
-        } catch (SQLException ignored) {
-            // already gone
+        } catch (SQLException e) {
+            // safe: closing a connection that is gone already leaves nothing held
+            LOG.debug("Closing the lock connection failed; it was gone already", e);
         }
     }
 }

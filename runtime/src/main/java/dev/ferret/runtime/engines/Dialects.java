@@ -1,14 +1,20 @@
-package dev.ferret.runtime.dialect;
+package dev.ferret.runtime.engines;
 
 import dev.ferret.ConfigurationException;
 import dev.ferret.DatabaseEngine;
+import dev.ferret.StoreOptions;
+import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.h2.H2Dialect;
 import dev.ferret.runtime.dialect.postgresql.PostgresDialect;
 import dev.ferret.runtime.dialect.sqlserver.SqlServerDialect;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
+import java.time.Duration;
 
-/** Picks the dialect for an engine, or detects the engine from connection metadata. */
+/**
+ * Picks the dialect for an engine, or detects the engine from connection metadata. Kept out of {@code dialect}, which
+ * the engine packages depend on, so that no package cycle runs between them.
+ */
 public final class Dialects {
 
     private Dialects() {
@@ -16,11 +22,11 @@ public final class Dialects {
 
     /** The engine's dialect with the default store settings. */
     public static Dialect of(DatabaseEngine engine) {
-        return of(engine, dev.ferret.StoreOptions.DEFAULT_APPEND_LOCK_TIMEOUT);
+        return of(engine, StoreOptions.DEFAULT_APPEND_LOCK_TIMEOUT);
     }
 
     /** The engine's dialect for a store whose appends wait up to {@code appendLockTimeout} for a tenant's row. */
-    public static Dialect of(DatabaseEngine engine, java.time.Duration appendLockTimeout) {
+    public static Dialect of(DatabaseEngine engine, Duration appendLockTimeout) {
         return switch (engine) {
             case SQL_SERVER -> new SqlServerDialect();
             case POSTGRESQL -> new PostgresDialect();

@@ -1,0 +1,137 @@
+package dev.ferret.runtime;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ferret.ConfigurationException;
+import dev.ferret.DatabaseException;
+import dev.ferret.JsonSerializer;
+import dev.ferret.StoreOptions;
+import dev.ferret.daemon.DaemonMode;
+import dev.ferret.daemon.DaemonSettings;
+import dev.ferret.projections.Lifecycle;
+import dev.ferret.projections.ProjectionOptions;
+import dev.ferret.runtime.context.StoreContext;
+import dev.ferret.runtime.daemon.AsyncDaemon;
+import dev.ferret.runtime.daemon.ShardNames;
+import dev.ferret.runtime.dialect.Dialect;
+import dev.ferret.runtime.dialect.SchemaObject;
+import dev.ferret.runtime.dialect.SchemaSql;
+import dev.ferret.runtime.dialect.TableNames;
+import dev.ferret.runtime.documents.DocumentMappings;
+import dev.ferret.runtime.events.EventTypes;
+import dev.ferret.runtime.json.JsonbSerializer;
+import dev.ferret.runtime.projections.ProjectionApplier;
+import dev.ferret.runtime.schema.SchemaMigrator;
+import dev.ferret.runtime.tenancy.TenantDatabases;
+import dev.ferret.subscriptions.SubscriptionBase;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds a store in order: checks the options, builds the {@link StoreContext}, applies or verifies the schema on
+ * every database, builds the projection appliers and the daemon, then the store, and only then starts the daemon.
+ * Every constructor on the way only assigns; the one thread-starting step is the last.
+ */
+final class StoreAssembly {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StoreAssembly.class);
+    private static final Duration MIGRATION_LOCK_TIMEOUT = Duration.ofSeconds(60);
+
+    private StoreAssembly() {
+    }
+
+    static FerretDocumentStore assemble(StoreOptions options, DataSource dataSource, HikariDataSource ownedPool,
+                                        Dialect dialect, StoreSeams seams) {
+        TableNames names = new TableNames(options.getSchema() != null ? options.getSchema() : dialect.defaultSchema(),
+                options.getTablePrefix());
+        if (dialect.reservedWords().contains(names.schema().toUpperCase(Locale.ROOT))) {
+            throw new ConfigurationException("schema '" + names.schema() + "' is a reserved word on "
+                    + dialect.engine() + ", and Ferret does not quote names: choose another schema name");
+        }
+        boolean partitionedByTenant = options.events().isPartitionedByTenant();
+        // names are checked here, once, before anything touches a database: a name that does not fit would
+        // otherwise fail (or be cut) only when its shard first commits
+        options.projections().validate();
+        ShardNames.check(options.projections(), partitionedByTenant, options.daemon().getMode(), dialect, names);
+        TenantDatabases databases = new TenantDatabases(dataSource, options.tenancy(), partitionedByTenant);
+        DocumentMappings documents = DocumentMappings.of(options, dialect, names);
+        boolean ownsSerializer = options.getSerializer() == null;
+        JsonSerializer serializer = ownsSerializer ? new JsonbSerializer() : options.getSerializer();
+        StoreContext context = new StoreContext(dataSource, dialect, names, dialect.eventSql(names), documents,
+                new EventTypes(options.events().byAlias()), serializer, seams.transactions(), seams.clock(),
+                databases, partitionedByTenant, options.projections().getOutboxPublisher());
+
+        List<String> created = migrate(context, options.isApplyAllDatabaseChangesOnStartup());
+        checkServers(context);
+        options.daemon().validate();
+
+        List<ProjectionApplier> inline = new ArrayList<>();
+        List<ProjectionApplier> async = new ArrayList<>();
+        for (ProjectionOptions.Registration registration : options.projections().registrations()) {
+            ProjectionApplier applier = ProjectionApplier.of(registration.projection(), context);
+            (registration.lifecycle() == Lifecycle.INLINE ? inline : async).add(applier);
+        }
+        for (SubscriptionBase subscription : options.projections().subscriptions()) {
+            async.add(ProjectionApplier.of(subscription, context));
+        }
+        // the daemon's threads read this copy; the caller's settings are sealed against changes from here on
+        DaemonSettings settings = options.daemon().sealForStart();
+        DaemonSessions sessions = new DaemonSessions();
+        AsyncDaemon daemon = new AsyncDaemon(context, settings, async, options.projections().asyncListeners(),
+                seams.executors().apply(Math.max(1, Math.min(settings.getWorkerThreads(),
+                        partitionedByTenant ? Integer.MAX_VALUE : async.size()))), seams.retries(), sessions,
+                seams.time());
+        FerretDocumentStore store = new FerretDocumentStore(context, ownedPool, ownsSerializer, created, inline,
+                daemon);
+        sessions.bind(store);
+        LOG.info("Ferret store on {} (schema {}, prefix {}) with {} document types, {} async and {} inline"
+                        + " projections, daemon {}", dialect.engine(), names.schema(), names.prefix(),
+                documents.size(), async.size(), inline.size(), settings.getMode());
+        if (settings.getMode() != DaemonMode.DISABLED) {
+            daemon.start();
+        }
+        return store;
+    }
+
+    /** Applies or verifies the schema on every database; returns what was created (prefixed by database name). */
+    private static List<String> migrate(StoreContext context, boolean apply) {
+        SchemaSql schemaSql = context.dialect().schemaSql(context.names());
+        List<SchemaObject> wanted = new ArrayList<>(schemaSql.objects());
+        wanted.addAll(context.documents().tables());
+        List<String> created = new ArrayList<>();
+        TenantDatabases databases = context.databases();
+        for (TenantDatabases.Database database : databases.all()) {
+            SchemaMigrator migrator = new SchemaMigrator(database.dataSource(), context.dialect(),
+                    context.names().schema(), schemaSql.createSchema(), wanted, MIGRATION_LOCK_TIMEOUT);
+            if (apply) {
+                List<String> here = migrator.apply();
+                here.forEach(object -> created.add(database == databases.main() ? object
+                        : database.name() + ":" + object));
+            } else {
+                migrator.verify();
+            }
+        }
+        return List.copyOf(created);
+    }
+
+    /** Reads the server settings the engine needs checked, on every database. */
+    private static void checkServers(StoreContext context) {
+        if (context.dialect().serverReportSql(context.names()).isEmpty()) {
+            return;
+        }
+        for (TenantDatabases.Database database : context.databases().all()) {
+            try (Connection c = database.dataSource().getConnection()) {
+                context.dialect().checkServer(c, context.names());
+            } catch (SQLException e) {
+                throw new DatabaseException("Reading the settings of database " + database.name()
+                        + " failed: " + e.getMessage(), e);
+            }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package dev.ferret.runtime.daemon;
+
+import dev.ferret.EventEnvelope;
+import dev.ferret.runtime.context.StoreContext;
+import dev.ferret.runtime.dialect.DaemonSql;
+import dev.ferret.runtime.events.EventRows;
+import dev.ferret.runtime.projections.ProjectionApplier;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+
+/**
+ * Reads one shard's pages from its {@link LogPartition}: the events its projection wants, the ones it cannot read
+ * (for the dead letters), and for a tenant's page each event's number in the tenant's sequence. Immutable; called
+ * only by the shard's one loop run in flight.
+ */
+final class PageReader {
+
+    private final ProjectionApplier applier;
+    private final LogPartition partition;
+    private final StoreContext context;
+    private final DaemonSql sql;
+    private final DataSource dataSource;
+    private final int batchSize;
+
+    PageReader(ProjectionApplier applier, LogPartition partition, ShardParts parts) {
+        this.applier = applier;
+        this.partition = partition;
+        this.context = parts.context();
+        this.sql = parts.sql();
+        this.dataSource = partition.database().dataSource();
+        this.batchSize = parts.settings().getBatchSize();
+    }
+
+    /**
+     * Reads the page of {@code (from, to]}, at most a batch; {@code inFlight} is told the connection while the page
+     * reads (so a drain can abort it) and null once it went back to the pool.
+     */
+    LoadedPage load(long from, long to, Consumer<Connection> inFlight) throws SQLException {
+        List<EventEnvelope> events = new ArrayList<>();
+        List<DeadLetter> unreadable = new ArrayList<>();
+        Map<Long, Long> tenantNumbers = partition.perTenant() ? new HashMap<>() : Map.of();
+        long lastRow = from;
+        int rows = 0;
+        // a tenant's page is read in its own sequence, which rides in a ninth column; the store's in seq_id
+        int position = partition.perTenant() ? EventRows.TENANT_SEQUENCE : EventRows.SEQUENCE;
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement(partition.perTenant() ? sql.loadTenantPage() : sql.loadPage())) {
+            inFlight.accept(c);
+            int i = 1;
+            if (partition.perTenant()) {
+                ps.setString(i++, partition.tenantId());
+            }
+            ps.setLong(i++, from);
+            ps.setLong(i++, to);
+            ps.setInt(i, batchSize);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows++;
+                    lastRow = rs.getLong(position);
+                    if (partition.perTenant()) {
+                        tenantNumbers.put(rs.getLong(EventRows.SEQUENCE), lastRow);
+                    }
+                    String alias = rs.getString(EventRows.TYPE);
+                    if (!applier.wants(alias)) {
+                        continue;
+                    }
+                    try {
+                        events.add(context.readEvent(rs));
+                    } catch (RuntimeException e) {
+                        // an unknown alias, or JSON that no longer fits its type (another app version wrote it)
+                        unreadable.add(new DeadLetter(rs.getLong(EventRows.SEQUENCE),
+                                UUID.fromString(rs.getString(EventRows.ID)), alias, rs.getString(EventRows.STREAM),
+                                rs.getString(EventRows.TENANT), e));
+                    }
+                }
+            }
+        } finally {
+            // back in the pool it may be lent to someone else: a drain's abort must never reach it
+            inFlight.accept(null);
+        }
+        // a short page read everything up to the mark: holes below it are permanent, so the shard reaches it
+        long end = rows < batchSize ? to : lastRow;
+        return new LoadedPage(from, end, events, unreadable, tenantNumbers);
+    }
+}

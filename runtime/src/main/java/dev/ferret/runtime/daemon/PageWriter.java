@@ -1,0 +1,170 @@
+package dev.ferret.runtime.daemon;
+
+import dev.ferret.FerretException;
+import dev.ferret.daemon.ApplyFailedException;
+import dev.ferret.daemon.ChangeSet;
+import dev.ferret.daemon.ProgressionConflictException;
+import dev.ferret.runtime.context.StoreContext;
+import dev.ferret.runtime.documents.DocumentChanges;
+import dev.ferret.runtime.progression.ProgressionRows;
+import dev.ferret.runtime.projections.PageBatch;
+import dev.ferret.runtime.projections.ProjectionApplier;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes one shard's pages: applies the page's events in a transaction, writes its documents, its dead letters, its
+ * side effects (outbox rows and raised events, unless silent or warming up) and last its progression, and honours a
+ * drain up to the commit. Immutable; called only by the shard's one loop run in flight.
+ */
+final class PageWriter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PageWriter.class);
+
+    /** The agent's side of a page in flight: the connection to abort on a drain, and whether one asked. */
+    interface InFlight {
+
+        /** The page's connection, for a drain to abort; the writer never clears it (the commit does). */
+        void connected(Connection connection);
+
+        /** Whether the shard was asked to stop: a subscription's page may end early. */
+        boolean stopping();
+
+        /** Whether the drain cancelled this run: the page must not commit. */
+        boolean cancelledByDrain();
+    }
+
+    private final String name;
+    private final ProjectionApplier applier;
+    private final LogPartition partition;
+    private final ShardParts parts;
+    private final StoreContext context;
+    private final DataSource dataSource;
+    private final ProgressionRows progression;
+    private final ShardOutbox outbox;
+    private final PageListeners listeners;
+    private final boolean skipApplyErrors;
+
+    PageWriter(String name, ProjectionApplier applier, LogPartition partition, ShardParts parts, ShardOutbox outbox,
+               PageListeners listeners) {
+        this.name = name;
+        this.applier = applier;
+        this.partition = partition;
+        this.parts = parts;
+        this.context = parts.context();
+        this.dataSource = partition.database().dataSource();
+        this.progression = parts.progression();
+        this.outbox = outbox;
+        this.listeners = listeners;
+        this.skipApplyErrors = parts.settings().isSkipApplyErrors();
+    }
+
+    /**
+     * Writes {@code page} in one transaction: its documents, dead letters and side effects, then its progression
+     * from the page's floor; what the attempt learnt (reached the commit, outbox rows, raised events) is recorded in
+     * {@code attempt}. {@code inFlight} is the agent's side of the drain.
+     */
+    Void write(LoadedPage page, PageAttempt attempt, InFlight inFlight) throws SQLException {
+        boolean skip = skipApplyErrors;
+        boolean silent = attempt.silent;
+        OffsetDateTime now = attempt.stamp;
+        // what the appends of raised events leave to do once the transaction ended (the append fence's release)
+        List<Runnable> afterTransaction = new ArrayList<>();
+        try {
+            return writeInTransaction(page, attempt, skip, silent, now, afterTransaction, inFlight);
+        } finally {
+            afterTransaction.forEach(Runnable::run);
+        }
+    }
+
+    private Void writeInTransaction(LoadedPage page, PageAttempt attempt, boolean skip, boolean silent,
+                                    OffsetDateTime now, List<Runnable> afterTransaction, InFlight inFlight)
+            throws SQLException {
+        return context.transactions().inTransaction(dataSource, c -> {
+            attempt.reachedCommit = false;
+            attempt.outboxWritten = Map.of();
+            attempt.appendedEvents = false;
+            // built inside: a transaction runner that re-runs the work must not collect them twice
+            List<DeadLetter> deadLetters = new ArrayList<>();
+            // one row per (shard, event), however many documents the failing event was routed to
+            Set<Long> deadSequences = new HashSet<>();
+            for (DeadLetter unreadable : page.unreadable()) {
+                if (!skip) {
+                    throw applyFailed(page, unreadable.sequence(), unreadable.typeName(), unreadable.streamId(),
+                            unreadable.error());
+                }
+                LOG.warn("Shard {} sends {} at sequence {} of stream '{}' to the dead letters: it cannot be read ({})",
+                        name, unreadable.typeName(), unreadable.sequence(), unreadable.streamId(),
+                        unreadable.error().toString());
+                deadLetters.add(unreadable);
+            }
+            inFlight.connected(c);
+            if (inFlight.cancelledByDrain()) {
+                throw new SQLException("shard " + name + " was cancelled before its page wrote");
+            }
+            PageBatch batch = new PageBatch(context, c, new DocumentChanges(), partition.database());
+            try {
+                applier.applyPage(page.floor(), page.end(), page.events(), batch, (event, e) -> {
+                    if (!skip) {
+                        throw applyFailed(page, event.sequence(), event.typeName(), event.streamId(), e);
+                    }
+                    if (!deadSequences.add(event.sequence())) {
+                        return;
+                    }
+                    LOG.warn("Shard {} sends {} at sequence {} of stream '{}' to the dead letters: {}", name,
+                            event.typeName(), event.sequence(), event.streamId(), e.toString());
+                    deadLetters.add(new DeadLetter(event.sequence(), event.eventId(), event.typeName(),
+                            event.streamId(), event.tenantId(), e));
+                }, name, () -> inFlight.stopping() || Thread.currentThread().isInterrupted());
+            } catch (PageBatch.PageReadException e) {
+                throw e.getCause();
+            } catch (SQLException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new FerretException("shard " + name + " failed on the page (" + page.floor() + ", "
+                        + page.end() + "]: " + e, e);
+            }
+            attempt.batch = batch;
+            List<ChangeSet> changeSets = listeners.beforeCommit(batch, silent);
+            batch.changes().write(c, context.serializer(), now);
+            DeadLetter.insert(c, parts, name, deadLetters, now);
+            if (!silent && !attempt.warmingUp) {
+                // side effects commit with the page or not at all; a rebuild and a gated warm-up write none
+                attempt.outboxWritten = outbox.write(c, batch.publishedMessages(), now);
+                List<PageBatch.RaisedEvent> raised = batch.raisedEvents();
+                if (!raised.isEmpty()) {
+                    // last before the progression: the tenant's sequence row stays locked only until the commit
+                    parts.sessions().appendWithin(c, raised, now, afterTransaction);
+                    attempt.appendedEvents = true;
+                }
+            }
+            if (!progression.advance(c, name, page.floor(), page.end(), now)) {
+                throw new ProgressionConflictException(name, page.floor());
+            }
+            if (inFlight.cancelledByDrain()) {
+                // the last moment to honour the drain: an engine whose abort is a no-op would commit otherwise
+                throw new SQLException("shard " + name + " was cancelled at the drain bound before its page committed");
+            }
+            attempt.changeSets = changeSets;
+            attempt.reachedCommit = true;
+            return null;
+        });
+    }
+
+    /** Names the store-wide sequence and, for a tenant's shard, the tenant's own number its progression counts. */
+    private ApplyFailedException applyFailed(LoadedPage page, long sequence, String type, String stream,
+                                             Throwable cause) {
+        Long tenantNumber = page.tenantNumbers().get(sequence);
+        return tenantNumber == null ? new ApplyFailedException(name, sequence, type, stream, cause)
+                : new ApplyFailedException(name, sequence, type, stream, partition.tenantId(), tenantNumber, cause);
+    }
+}

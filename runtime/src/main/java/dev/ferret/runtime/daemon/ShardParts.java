@@ -1,0 +1,34 @@
+package dev.ferret.runtime.daemon;
+
+import dev.ferret.daemon.AsyncListener;
+import dev.ferret.daemon.DaemonSettings;
+import dev.ferret.runtime.context.StoreContext;
+import dev.ferret.runtime.dialect.DaemonSql;
+import dev.ferret.runtime.dialect.OutboxSql;
+import dev.ferret.runtime.progression.ProgressionRows;
+import dev.ferret.runtime.retry.TransientRetry;
+import dev.ferret.runtime.time.TimeSource;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * What every shard agent, its outbox and the HotCold ownership are built from: the store's context and the daemon's
+ * shared pieces, each with its own owner (named in its class). Immutable; built once by the daemon before any agent.
+ * An agent never sees the daemon: what it must tell the daemon goes through {@link #eventsRaised}.
+ *
+ * @param eventsRaised   called after a page appended raised events: re-arms the daemon's loops if one was lost
+ */
+record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, OutboxSql outboxSql,
+                  ProgressionRows progression, DaemonExecutors executors, LoadBudget budget, DatabaseLimits limits,
+                  ProgressBoard board, List<AsyncListener> listeners, TransientRetry.Factory retries,
+                  StoreSessions sessions, LogMarks marks, TimeSource time, Runnable eventsRaised) {
+
+    ExecutorService workers() {
+        return executors.workers();
+    }
+
+    ScheduledExecutorService scheduler() {
+        return executors.scheduler();
+    }
+}

@@ -1,0 +1,110 @@
+package dev.ferret.runtime.documents;
+
+import dev.ferret.FerretException;
+import dev.ferret.StoreOptions;
+import dev.ferret.projections.AggregateProjection;
+import dev.ferret.projections.ProjectionOptions;
+import dev.ferret.runtime.dialect.Dialect;
+import dev.ferret.runtime.dialect.SchemaObject;
+import dev.ferret.runtime.dialect.TableNames;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Every document type of a store and the table each version of a projection writes. Immutable, built once at
+ * startup from the options, then read without locks by sessions and agents.
+ *
+ * <p>A version above 1 of an aggregate projection keeps its documents in a table of its own, so it can rebuild while
+ * the prior version serves reads; reads go to the highest version registered.
+ */
+public final class DocumentMappings {
+
+    /** What reads use: the base mapping, or the highest registered version's. */
+    private final Map<Class<?>, DocumentMapping<?>> reads;
+    /** Version 1 (and plain documents). */
+    private final Map<Class<?>, DocumentMapping<?>> base;
+    /** Versions above 1, by {@code type name @ version}. */
+    private final Map<String, DocumentMapping<?>> versioned;
+
+    private DocumentMappings(Map<Class<?>, DocumentMapping<?>> reads, Map<Class<?>, DocumentMapping<?>> base,
+                             Map<String, DocumentMapping<?>> versioned) {
+        this.reads = Map.copyOf(reads);
+        this.base = Map.copyOf(base);
+        this.versioned = Map.copyOf(versioned);
+    }
+
+    public static DocumentMappings of(StoreOptions options, Dialect dialect, TableNames names) {
+        Map<Class<?>, DocumentMapping<?>> mappings = new LinkedHashMap<>();
+        for (StoreOptions.DocumentType<?> type : options.documents().types()) {
+            mappings.put(type.type(), DocumentMapping.of(type, dialect, names));
+        }
+        // a projection's documents need no separate registration
+        for (ProjectionOptions.Registration registration : options.projections().registrations()) {
+            for (Class<?> type : registration.projection().documentTypes()) {
+                mappings.computeIfAbsent(type, t -> DocumentMapping.of(new StoreOptions.DocumentType<>(t,
+                        StoreOptions.requireIdentifier("document name of " + t.getName(),
+                                t.getSimpleName().toLowerCase(Locale.ROOT)), null), dialect, names));
+            }
+        }
+        Map<String, DocumentMapping<?>> versioned = new LinkedHashMap<>();
+        Map<Class<?>, Integer> readVersions = new LinkedHashMap<>();
+        for (ProjectionOptions.Registration registration : options.projections().registrations()) {
+            if (registration.projection() instanceof AggregateProjection<?, ?> aggregate && aggregate.version() > 1) {
+                Class<?> type = aggregate.documentType();
+                DocumentMapping<?> base = mappings.get(type);
+                DocumentMapping<?> mapping = DocumentMapping.of(new StoreOptions.DocumentType<>(type,
+                        StoreOptions.requireIdentifier("document name of " + type.getName() + " version "
+                                + aggregate.version(), base.name() + "_v" + aggregate.version()), null),
+                        dialect, names);
+                versioned.put(key(type, aggregate.version()), mapping);
+                readVersions.merge(type, aggregate.version(), Math::max);
+            }
+        }
+        Map<Class<?>, DocumentMapping<?>> reads = new LinkedHashMap<>(mappings);
+        readVersions.forEach((type, version) -> reads.put(type, versioned.get(key(type, version))));
+        return new DocumentMappings(reads, mappings, versioned);
+    }
+
+    private static String key(Class<?> type, int version) {
+        return type.getName() + "@" + version;
+    }
+
+    /** How many document types reads know. */
+    public int size() {
+        return reads.size();
+    }
+
+    /** Every table the document types and projection versions need. */
+    public List<SchemaObject> tables() {
+        List<SchemaObject> tables = new ArrayList<>();
+        base.values().forEach(mapping -> tables.add(mapping.table()));
+        versioned.values().forEach(mapping -> tables.add(mapping.table()));
+        return tables;
+    }
+
+    /** The mapping reads and sessions use for {@code type}. */
+    @SuppressWarnings("unchecked")
+    public <T> DocumentMapping<T> mapping(Class<T> type) {
+        Objects.requireNonNull(type, "document type");
+        DocumentMapping<?> mapping = reads.get(type);
+        if (mapping == null) {
+            throw new FerretException("document type " + type.getName()
+                    + " is not registered; add options.documents().register(" + type.getSimpleName() + ".class)");
+        }
+        return (DocumentMapping<T>) mapping;
+    }
+
+    /** The mapping one version of a projection writes: the base table for 1, a table of its own above. */
+    @SuppressWarnings("unchecked")
+    public <T> DocumentMapping<T> mapping(Class<T> type, int version) {
+        if (version <= 1) {
+            DocumentMapping<?> mapping = base.get(type);
+            return mapping == null ? mapping(type) : (DocumentMapping<T>) mapping;
+        }
+        return (DocumentMapping<T>) versioned.get(key(type, version));
+    }
+}
