@@ -13,8 +13,9 @@ import javax.sql.DataSource;
 
 /**
  * Everything a {@link DocumentStore} is built from. Mutable while configuring, then handed to the runtime, which
- * copies what it needs. Every setter validates its argument and throws {@link ConfigurationException} naming the
- * setting and the value it refused.
+ * copies what it needs; the {@link #daemon() daemon settings} are copied and then sealed, so changing one after the
+ * store started fails instead of silently doing nothing. Every setter validates its argument and throws
+ * {@link ConfigurationException} naming the setting and the value it refused.
  */
 public final class StoreOptions {
 

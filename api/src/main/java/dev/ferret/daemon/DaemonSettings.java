@@ -1,272 +1,170 @@
 package dev.ferret.daemon;
 
 import dev.ferret.ConfigurationException;
+import dev.ferret.daemon.Setting.Rule;
 import java.time.Duration;
-import java.util.Objects;
+import java.util.ArrayList;
+import java.util.List;
 
-/** How the async daemon runs. Every setter validates and names the setting and value it refuses. */
+/**
+ * How the async daemon runs. Each setting is declared once below as a {@link Setting}, which gives its setter's
+ * validation, its configuration key and its documentation; every setter names the setting and value it refuses.
+ *
+ * <p>Sealed at start, the way HikariCP seals its configuration: a store validates these settings, runs on a copy
+ * of them that nobody else holds, and seals this object, whose setters from then on throw
+ * {@link IllegalStateException} naming the setting. No setting is tuned live: every one shapes threads, timers or
+ * locks the daemon sets up at start, so a change needs a new store.
+ */
 public final class DaemonSettings {
 
-    private DaemonMode mode = DaemonMode.DISABLED;
-    private Duration pollingInterval = Duration.ofMillis(500);
-    private Duration staleSequenceThreshold = Duration.ofSeconds(3);
-    private Duration appendFenceTimeout = Duration.ofSeconds(1);
-    private Duration forcedGapSkipThreshold = Duration.ofMinutes(2);
-    private int batchSize = 500;
-    private int workerThreads = 4;
-    private long tenantLoadBudget;
-    private double tenantLoadMemoryThreshold = 0.9;
-    private int maxConcurrentEventLoadsPerDatabase;
-    private int maxConcurrentBatchWritesPerDatabase;
-    private Duration monitoringInterval = Duration.ofSeconds(5);
-    private Duration probeTimeout = Duration.ofSeconds(3);
-    private Duration lockAcquireInterval = Duration.ofSeconds(1);
-    private Duration stopAndDrainTimeout = Duration.ofSeconds(5);
-    private boolean skipApplyErrors;
-    private int maxTransientRetries = 5;
-    private Duration transientRetryBackoff = Duration.ofMillis(100);
-    private Duration maxRetryBackoff = Duration.ofSeconds(5);
-    private Duration stalledShardThreshold = Duration.ofMinutes(2);
-    private Duration outboxRetention = Duration.ofHours(1);
+    private static final List<Setting<?>> DECLARED = new ArrayList<>();
 
-    public DaemonSettings mode(DaemonMode mode) {
-        this.mode = Objects.requireNonNull(mode, "mode");
-        return this;
+    /** The daemon's mode. */
+    public static final Setting<DaemonMode> MODE = declare("mode", "daemon.mode", DaemonMode.class,
+            DaemonMode.DISABLED, Rule.any("DISABLED, SOLO or HOT_COLD"),
+            "`SOLO` runs every shard on this node; `HOT_COLD` runs the shards whose lock this node holds");
+    public static final Setting<Duration> POLLING_INTERVAL = declare("pollingInterval", "daemon.polling-interval",
+            Duration.class, Duration.ofMillis(500), Rule.positive(), "detector poll when nothing moved");
+    public static final Setting<Duration> STALE_SEQUENCE_THRESHOLD = declare("staleSequenceThreshold",
+            "daemon.stale-sequence-threshold", Duration.class, Duration.ofSeconds(3), Rule.positive(),
+            "age of an owned hole before the status reports the mark stalled (a hole is claimed after one"
+                    + " `pollingInterval`, at most this)");
+    public static final Setting<Duration> APPEND_FENCE_TIMEOUT = declare("appendFenceTimeout",
+            "daemon.append-fence-timeout", Duration.class, Duration.ofSeconds(1), Rule.positive(),
+            "no longer waited for (holes are resolved by their owners, there is no fence); kept so configurations"
+                    + " that set it still start, and still counted into `detectorHeartbeatBound()`");
+    public static final Setting<Duration> FORCED_GAP_SKIP_THRESHOLD = declare("forcedGapSkipThreshold",
+            "daemon.forced-gap-skip-threshold", Duration.class, Duration.ofMinutes(2), Rule.positive(),
+            "stall length after which a hole is skipped anyway (loudly); events that commit into a skip are not"
+                    + " projected, so keep it well above your longest append transaction");
+    public static final Setting<Integer> BATCH_SIZE = declare("batchSize", "daemon.batch-size", Integer.class, 500,
+            Rule.between(1, 100_000), "events per page");
+    public static final Setting<Integer> WORKER_THREADS = declare("workerThreads", "daemon.worker-threads",
+            Integer.class, 4, Rule.between(1, 1024), "page loops running at once on this node (SE; in a container"
+                    + " the managed executor decides)");
+    public static final Setting<Boolean> SKIP_APPLY_ERRORS = declare("skipApplyErrors", "daemon.skip-apply-errors",
+            Boolean.class, false, Rule.any("true or false"), "dead-letter poison events instead of pausing");
+    public static final Setting<Integer> MAX_TRANSIENT_RETRIES = declare("maxTransientRetries",
+            "daemon.max-transient-retries", Integer.class, 5, Rule.between(0, 100),
+            "retries of a page that failed on a transient database error before the shard backs off (in a container"
+                    + " with MicroProfile Fault Tolerance, of its `@Retry`)");
+    public static final Setting<Duration> TRANSIENT_RETRY_BACKOFF = declare("transientRetryBackoff",
+            "daemon.transient-retry-backoff", Duration.class, Duration.ofMillis(100), Rule.positive(),
+            "first back-off after a transient failure, doubled per retry up to `maxRetryBackoff`");
+    public static final Setting<Duration> MAX_RETRY_BACKOFF = declare("maxRetryBackoff", "daemon.max-retry-backoff",
+            Duration.class, Duration.ofSeconds(5), Rule.positive(),
+            "longest back-off between retries while the database is unreachable");
+    public static final Setting<Duration> STALLED_SHARD_THRESHOLD = declare("stalledShardThreshold",
+            "daemon.stalled-shard-threshold", Duration.class, Duration.ofMinutes(2), Rule.positive(),
+            "how long a shard that should run may stay behind its mark without committing before liveness goes"
+                    + " DOWN; keep it above your slowest page plus the longest wait in the load budget's line or the"
+                    + " throttles");
+    public static final Setting<Duration> OUTBOX_RETENTION = declare("outboxRetention", "daemon.outbox-retention",
+            Duration.class, Duration.ofHours(1), Rule.positive(), "how long a delivered side-effect message stays"
+                    + " in `pc_outbox` before the dispatcher deletes it; undelivered ones are never deleted");
+    public static final Setting<Duration> STOP_AND_DRAIN_TIMEOUT = declare("stopAndDrainTimeout",
+            "projections.stop-and-drain-timeout", Duration.class, Duration.ofSeconds(5), Rule.anyDuration("no bound"),
+            "how long stopping a shard waits for its page in flight before cancelling it (rolled back, re-processed"
+                    + " by the next owner); applies to stopping one shard, all (in parallel) and restarts");
+    public static final Setting<Duration> MONITORING_INTERVAL = declare("monitoringInterval",
+            "daemon.lock.monitoring-interval", Duration.class, Duration.ofSeconds(5),
+            Rule.anyDuration("no monitor, split brain"), "HotCold lock monitor period: how often a node asks the"
+                    + " database which shard locks it still holds, stopping the shards whose lock is gone");
+    public static final Setting<Duration> PROBE_TIMEOUT = declare("probeTimeout", "daemon.lock.probe-timeout",
+            Duration.class, Duration.ofSeconds(3), Rule.positive(),
+            "bound on one lock probe, and so on shutdown waiting behind one; must be shorter than"
+                    + " `monitoringInterval`");
+    public static final Setting<Duration> LOCK_ACQUIRE_INTERVAL = declare("lockAcquireInterval",
+            "daemon.lock.acquire-interval", Duration.class, Duration.ofSeconds(1), Rule.positive(),
+            "how often a HotCold node tries to take free shards and beats its heartbeat");
+    public static final Setting<Long> TENANT_LOAD_BUDGET = declare("tenantLoadBudget", "daemon.tenant-load-budget",
+            Long.class, 0L, new Rule<>("0 (unbounded) or more", n -> n >= 0),
+            "most events this node's agents may have loaded but not committed; agents wait for room in one FIFO"
+                    + " line, and a load is always allowed when nothing is in flight;"
+                    + " see [Many tenants](#many-tenants)");
+    public static final Setting<Double> TENANT_LOAD_MEMORY_THRESHOLD = declare("tenantLoadMemoryThreshold",
+            "daemon.tenant-load-memory-threshold", Double.class, 0.9,
+            new Rule<>("a fraction of the maximum heap in (0, 1]", f -> f > 0 && f <= 1),
+            "with a budget: used heap after GC past this fraction of the maximum lets no new page in until the work"
+                    + " in flight drains");
+    public static final Setting<Integer> MAX_CONCURRENT_EVENT_LOADS = declare("maxConcurrentEventLoadsPerDatabase",
+            "daemon.max-concurrent-event-loads", Integer.class, 0, new Rule<>("0 (unbounded) or more", n -> n >= 0),
+            "at most this many page loads run at once on this node, for connection counts");
+    public static final Setting<Integer> MAX_CONCURRENT_BATCH_WRITES = declare("maxConcurrentBatchWritesPerDatabase",
+            "daemon.max-concurrent-batch-writes", Integer.class, 0, new Rule<>("0 (unbounded) or more", n -> n >= 0),
+            "at most this many page writes run at once on this node, for connection counts");
+
+    private static final List<Setting<?>> SETTINGS = List.copyOf(DECLARED);
+
+    private final Object[] values;
+    private volatile boolean sealed;
+
+    /** Every setting at its default. */
+    public DaemonSettings() {
+        values = new Object[SETTINGS.size()];
+        SETTINGS.forEach(s -> values[s.index()] = s.defaultValue());
     }
 
-    /** How often the high water mark detector reads the event log when nothing moved; default 500 ms. */
-    public DaemonSettings pollingInterval(Duration interval) {
-        this.pollingInterval = positive("daemon.polling-interval", interval);
-        return this;
+    private DaemonSettings(DaemonSettings original) {
+        values = original.values.clone();
+        sealed = true;
     }
 
-    /**
-     * How long a hole whose append is still open may hold the mark before the status reports it stalled; default
-     * 3 s. A hole is asked about its owner after one polling interval, or after this when it is shorter.
-     */
-    public DaemonSettings staleSequenceThreshold(Duration threshold) {
-        this.staleSequenceThreshold = positive("daemon.stale-sequence-threshold", threshold);
-        return this;
+    private static <T> Setting<T> declare(String property, String key, Class<T> type, T defaultValue,
+                                          Rule<T> rule, String description) {
+        Setting<T> setting = new Setting<>(DECLARED.size(), property, key, type, defaultValue, rule.values(),
+                rule.accepts(), description);
+        DECLARED.add(setting);
+        return setting;
     }
 
-    /**
-     * No longer waited for: holes are resolved by asking their owners, and there is no append fence. Kept so that
-     * configurations setting it still start; it still counts into {@link #detectorHeartbeatBound()}. Default 1 s.
-     */
-    public DaemonSettings appendFenceTimeout(Duration timeout) {
-        this.appendFenceTimeout = positive("daemon.append-fence-timeout", timeout);
-        return this;
+    /** Every daemon setting, in documentation order. */
+    public static List<Setting<?>> settings() {
+        return SETTINGS;
     }
 
-    /**
-     * How long a stalled gap may hold the mark before the detector skips it anyway, logging the range; default
-     * 2 min. Events that commit into a forced skip are not projected, so keep it well above your longest append
-     * transaction.
-     */
-    public DaemonSettings forcedGapSkipThreshold(Duration threshold) {
-        this.forcedGapSkipThreshold = positive("daemon.forced-gap-skip-threshold", threshold);
-        return this;
-    }
-
-    /**
-     * How long stopping a shard waits for its page in flight to finish and mark progression before cancelling it
-     * (rolled back, re-processed by the next owner); default 5 s. Applies to stopping one shard, stopping all (in
-     * parallel: all shards drain within one bound) and restarts. Zero or negative removes the bound: a wedged page
-     * then holds up the stop indefinitely.
-     */
-    public DaemonSettings stopAndDrainTimeout(Duration timeout) {
-        this.stopAndDrainTimeout = java.util.Objects.requireNonNull(timeout, "projections.stop-and-drain-timeout");
-        return this;
-    }
-
-    public Duration getStopAndDrainTimeout() {
-        return stopAndDrainTimeout;
-    }
-
-    /**
-     * HotCold: how often the lock monitor asks the database which shard locks this node still holds, stopping the
-     * shards whose lock is gone; default 5 s. Zero or negative starts no monitor, which reintroduces split brain: a
-     * node that lost its session goes on running shards another node has taken.
-     */
-    public DaemonSettings monitoringInterval(Duration interval) {
-        this.monitoringInterval = java.util.Objects.requireNonNull(interval, "daemon.lock.monitoring-interval");
-        return this;
-    }
-
-    /** HotCold: the bound on one lock probe, and so on shutdown waiting behind one; default 3 s. */
-    public DaemonSettings probeTimeout(Duration timeout) {
-        this.probeTimeout = positive("daemon.lock.probe-timeout", timeout);
-        return this;
-    }
-
-    /** HotCold: how often a node tries to take the shards nobody holds; default 1 s. */
-    public DaemonSettings lockAcquireInterval(Duration interval) {
-        this.lockAcquireInterval = positive("daemon.lock.acquire-interval", interval);
-        return this;
-    }
-
-    public Duration getMonitoringInterval() {
-        return monitoringInterval;
-    }
-
-    /** Whether the lock monitor runs. */
-    public boolean isMonitoring() {
-        return !monitoringInterval.isNegative() && !monitoringInterval.isZero();
-    }
-
-    public Duration getProbeTimeout() {
-        return probeTimeout;
-    }
-
-    public Duration getLockAcquireInterval() {
-        return lockAcquireInterval;
+    /** The value of {@code setting}. */
+    public <T> T get(Setting<T> setting) {
+        return setting.type().cast(values[setting.index()]);
     }
 
     /**
-     * The most events this node's agents may have loaded but not committed; 0 (the default) is unbounded. Agents
-     * wait for room in one FIFO line; a load is always allowed when nothing is in flight.
+     * Sets {@code setting}.
+     *
+     * @throws ConfigurationException naming the setting and the value when the setting does not take it
+     * @throws IllegalStateException  naming the setting once a store started on these settings
      */
-    public DaemonSettings tenantLoadBudget(long events) {
-        if (events < 0) {
-            throw new ConfigurationException("daemon.tenant-load-budget must be 0 (unbounded) or more, was: " + events);
+    public <T> DaemonSettings set(Setting<T> setting, T value) {
+        if (sealed) {
+            throw new IllegalStateException("cannot set " + setting.property() + " (" + setting.key() + ") to "
+                    + value + ": a store started on these settings, which are sealed; no daemon setting changes"
+                    + " while its store runs, so build a new store with new settings");
         }
-        this.tenantLoadBudget = events;
+        String refusal = setting.refusal(value);
+        if (refusal != null) {
+            throw new ConfigurationException(setting.key() + " " + refusal + ", was: " + value);
+        }
+        values[setting.index()] = value;
         return this;
     }
 
     /**
-     * With a budget: when used heap after GC passes this fraction of the maximum, no new page is let in until the
-     * work in flight drains; default 0.9.
+     * Called by the runtime as a store starts: validates these settings, seals them (every setter then throws
+     * {@link IllegalStateException}) and returns the copy the store runs on, which nobody else holds and which
+     * is sealed too.
+     *
+     * @throws ConfigurationException naming the settings that disagree
      */
-    public DaemonSettings tenantLoadMemoryThreshold(double fraction) {
-        if (!(fraction > 0 && fraction <= 1)) {
-            throw new ConfigurationException("daemon.tenant-load-memory-threshold must be in (0, 1], was: " + fraction);
-        }
-        this.tenantLoadMemoryThreshold = fraction;
-        return this;
+    public DaemonSettings sealForStart() {
+        validate();
+        DaemonSettings copy = new DaemonSettings(this);
+        sealed = true;
+        return copy;
     }
 
-    /** At most this many page loads run at once on this node; 0 (the default) is unbounded. */
-    public DaemonSettings maxConcurrentEventLoadsPerDatabase(int loads) {
-        if (loads < 0) {
-            throw new ConfigurationException("daemon.max-concurrent-event-loads must be 0 or more, was: " + loads);
-        }
-        this.maxConcurrentEventLoadsPerDatabase = loads;
-        return this;
-    }
-
-    /** At most this many page writes run at once on this node; 0 (the default) is unbounded. */
-    public DaemonSettings maxConcurrentBatchWritesPerDatabase(int writes) {
-        if (writes < 0) {
-            throw new ConfigurationException("daemon.max-concurrent-batch-writes must be 0 or more, was: " + writes);
-        }
-        this.maxConcurrentBatchWritesPerDatabase = writes;
-        return this;
-    }
-
-    public long getTenantLoadBudget() {
-        return tenantLoadBudget;
-    }
-
-    public double getTenantLoadMemoryThreshold() {
-        return tenantLoadMemoryThreshold;
-    }
-
-    public int getMaxConcurrentEventLoadsPerDatabase() {
-        return maxConcurrentEventLoadsPerDatabase;
-    }
-
-    public int getMaxConcurrentBatchWritesPerDatabase() {
-        return maxConcurrentBatchWritesPerDatabase;
-    }
-
-    /**
-     * How many shards may work on a page at once on this node (the page workers); default 4. With tenant-partitioned
-     * events a node runs one shard per (projection x tenant), and this bounds how many of them load, apply and
-     * write concurrently; the load budget then bounds the events they hold.
-     */
-    public DaemonSettings workerThreads(int threads) {
-        if (threads < 1 || threads > 1024) {
-            throw new ConfigurationException("daemon.worker-threads must be 1-1024, was: " + threads);
-        }
-        this.workerThreads = threads;
-        return this;
-    }
-
-    public int getWorkerThreads() {
-        return workerThreads;
-    }
-
-    /** Events per page; default 500. */
-    public DaemonSettings batchSize(int batchSize) {
-        if (batchSize < 1 || batchSize > 100_000) {
-            throw new ConfigurationException("daemon.batch-size must be 1-100000, was: " + batchSize);
-        }
-        this.batchSize = batchSize;
-        return this;
-    }
-
-    /** When on, an event whose apply throws goes to the dead letters and the shard goes on; off pauses it. */
-    public DaemonSettings skipApplyErrors(boolean skip) {
-        this.skipApplyErrors = skip;
-        return this;
-    }
-
-    /** Retries of a page that failed on a transient database error, before the shard backs off; default 5. */
-    public DaemonSettings maxTransientRetries(int retries) {
-        if (retries < 0 || retries > 100) {
-            throw new ConfigurationException("daemon.max-transient-retries must be 0-100, was: " + retries);
-        }
-        this.maxTransientRetries = retries;
-        return this;
-    }
-
-    /** First backoff after a transient failure, doubled per retry up to {@link #maxRetryBackoff}; 100 ms. */
-    public DaemonSettings transientRetryBackoff(Duration backoff) {
-        this.transientRetryBackoff = positive("daemon.transient-retry-backoff", backoff);
-        return this;
-    }
-
-    /** Longest backoff between retries while the database is unreachable; default 5 s. */
-    public DaemonSettings maxRetryBackoff(Duration backoff) {
-        this.maxRetryBackoff = positive("daemon.max-retry-backoff", backoff);
-        return this;
-    }
-
-    /**
-     * How long a shard that should run may stay behind its mark without committing a page before the daemon reports
-     * it stalled and liveness goes DOWN; default 2 min. Keep it above your slowest page (load, apply and commit).
-     */
-    public DaemonSettings stalledShardThreshold(Duration threshold) {
-        this.stalledShardThreshold = positive("daemon.stalled-shard-threshold", threshold);
-        return this;
-    }
-
-    public Duration getStalledShardThreshold() {
-        return stalledShardThreshold;
-    }
-
-    /**
-     * How long a delivered side-effect message stays in the outbox table (for an operator tracing a delivery)
-     * before the dispatcher deletes it; default 1 h. Undelivered messages are never deleted.
-     */
-    public DaemonSettings outboxRetention(Duration retention) {
-        this.outboxRetention = positive("daemon.outbox-retention", retention);
-        return this;
-    }
-
-    public Duration getOutboxRetention() {
-        return outboxRetention;
-    }
-
-    /**
-     * How long the high water mark detector may go without finishing a cycle before liveness goes DOWN: three polling
-     * intervals (the back-off after a failed read is capped by the longest of them and the retry back-off), plus the
-     * longest a cycle may wait on the append fence and a lock probe.
-     */
-    public Duration detectorHeartbeatBound() {
-        Duration slowestPause = pollingInterval.compareTo(maxRetryBackoff) >= 0 ? pollingInterval : maxRetryBackoff;
-        return slowestPause.multipliedBy(3).plus(appendFenceTimeout).plus(probeTimeout);
+    /** Whether a store started on these settings, so that they refuse changes. */
+    public boolean isSealed() {
+        return sealed;
     }
 
     /**
@@ -275,65 +173,255 @@ public final class DaemonSettings {
      * @throws ConfigurationException naming the settings that disagree
      */
     public void validate() {
-        if (forcedGapSkipThreshold.compareTo(staleSequenceThreshold) <= 0) {
-            throw new ConfigurationException("daemon.forced-gap-skip-threshold (" + forcedGapSkipThreshold
-                    + ") must be longer than daemon.stale-sequence-threshold (" + staleSequenceThreshold + ")");
-        }
-        if (isMonitoring() && probeTimeout.compareTo(monitoringInterval) >= 0) {
-            throw new ConfigurationException("daemon.lock.probe-timeout (" + probeTimeout
-                    + ") must be shorter than daemon.lock.monitoring-interval (" + monitoringInterval
-                    + "): shutdown waits behind an in-flight probe");
-        }
-        if (maxRetryBackoff.compareTo(transientRetryBackoff) < 0) {
-            throw new ConfigurationException("daemon.max-retry-backoff (" + maxRetryBackoff
-                    + ") must not be shorter than daemon.transient-retry-backoff (" + transientRetryBackoff + ")");
+        List<String> problems = problems("");
+        if (!problems.isEmpty()) {
+            throw new ConfigurationException(String.join("; ", problems));
         }
     }
 
-    private static Duration positive(String key, Duration value) {
-        if (value == null || value.isNegative() || value.isZero()) {
-            throw new ConfigurationException(key + " must be a positive duration, was: " + value);
+    /**
+     * The settings that disagree with one another, one message each, naming every setting by
+     * {@code keyPrefix} + its {@link Setting#key() key} and giving its value; empty when they agree.
+     */
+    public List<String> problems(String keyPrefix) {
+        List<String> problems = new ArrayList<>();
+        if (getForcedGapSkipThreshold().compareTo(getStaleSequenceThreshold()) <= 0) {
+            problems.add(named(keyPrefix, FORCED_GAP_SKIP_THRESHOLD) + " must be longer than "
+                    + named(keyPrefix, STALE_SEQUENCE_THRESHOLD));
         }
-        return value;
+        if (isMonitoring() && getProbeTimeout().compareTo(getMonitoringInterval()) >= 0) {
+            problems.add(named(keyPrefix, PROBE_TIMEOUT) + " must be shorter than "
+                    + named(keyPrefix, MONITORING_INTERVAL) + ": shutdown waits behind an in-flight probe");
+        }
+        if (getMaxRetryBackoff().compareTo(getTransientRetryBackoff()) < 0) {
+            problems.add(named(keyPrefix, MAX_RETRY_BACKOFF) + " must not be shorter than "
+                    + named(keyPrefix, TRANSIENT_RETRY_BACKOFF));
+        }
+        return problems;
+    }
+
+    private String named(String keyPrefix, Setting<?> setting) {
+        return keyPrefix + setting.key() + " (" + get(setting) + ")";
+    }
+
+    /**
+     * How long the high water mark detector may go without finishing a cycle before liveness goes DOWN: three polling
+     * intervals (the back-off after a failed read is capped by the longest of them and the retry back-off), plus the
+     * longest a cycle may wait on the append fence and a lock probe.
+     */
+    public Duration detectorHeartbeatBound() {
+        Duration polling = getPollingInterval();
+        Duration slowestPause = polling.compareTo(getMaxRetryBackoff()) >= 0 ? polling : getMaxRetryBackoff();
+        return slowestPause.multipliedBy(3).plus(getAppendFenceTimeout()).plus(getProbeTimeout());
+    }
+
+    /** Whether the lock monitor runs. */
+    public boolean isMonitoring() {
+        Duration interval = getMonitoringInterval();
+        return !interval.isNegative() && !interval.isZero();
+    }
+
+    // The fluent setters and getters below are the setting declarations' Java face; see each declaration.
+
+    /** See {@link #MODE}. */
+    public DaemonSettings mode(DaemonMode mode) {
+        return set(MODE, mode);
+    }
+
+    /** See {@link #POLLING_INTERVAL}; default 500 ms. */
+    public DaemonSettings pollingInterval(Duration interval) {
+        return set(POLLING_INTERVAL, interval);
+    }
+
+    /**
+     * See {@link #STALE_SEQUENCE_THRESHOLD}; default 3 s. A hole is asked about its owner after one polling interval,
+     * or after this when it is shorter.
+     */
+    public DaemonSettings staleSequenceThreshold(Duration threshold) {
+        return set(STALE_SEQUENCE_THRESHOLD, threshold);
+    }
+
+    /** See {@link #APPEND_FENCE_TIMEOUT}: no longer waited for; default 1 s. */
+    public DaemonSettings appendFenceTimeout(Duration timeout) {
+        return set(APPEND_FENCE_TIMEOUT, timeout);
+    }
+
+    /** See {@link #FORCED_GAP_SKIP_THRESHOLD}; default 2 min. */
+    public DaemonSettings forcedGapSkipThreshold(Duration threshold) {
+        return set(FORCED_GAP_SKIP_THRESHOLD, threshold);
+    }
+
+    /**
+     * See {@link #STOP_AND_DRAIN_TIMEOUT}; default 5 s. Zero or negative removes the bound: a wedged page then holds
+     * up the stop indefinitely.
+     */
+    public DaemonSettings stopAndDrainTimeout(Duration timeout) {
+        return set(STOP_AND_DRAIN_TIMEOUT, timeout);
+    }
+
+    /**
+     * See {@link #MONITORING_INTERVAL}; default 5 s. Zero or negative starts no monitor, which reintroduces split
+     * brain: a node that lost its session goes on running shards another node has taken.
+     */
+    public DaemonSettings monitoringInterval(Duration interval) {
+        return set(MONITORING_INTERVAL, interval);
+    }
+
+    /** See {@link #PROBE_TIMEOUT}; default 3 s. */
+    public DaemonSettings probeTimeout(Duration timeout) {
+        return set(PROBE_TIMEOUT, timeout);
+    }
+
+    /** See {@link #LOCK_ACQUIRE_INTERVAL}; default 1 s. */
+    public DaemonSettings lockAcquireInterval(Duration interval) {
+        return set(LOCK_ACQUIRE_INTERVAL, interval);
+    }
+
+    /** See {@link #TENANT_LOAD_BUDGET}; 0 (the default) is unbounded. */
+    public DaemonSettings tenantLoadBudget(long events) {
+        return set(TENANT_LOAD_BUDGET, events);
+    }
+
+    /** See {@link #TENANT_LOAD_MEMORY_THRESHOLD}; default 0.9. */
+    public DaemonSettings tenantLoadMemoryThreshold(double fraction) {
+        return set(TENANT_LOAD_MEMORY_THRESHOLD, fraction);
+    }
+
+    /** See {@link #MAX_CONCURRENT_EVENT_LOADS}; 0 (the default) is unbounded. */
+    public DaemonSettings maxConcurrentEventLoadsPerDatabase(int loads) {
+        return set(MAX_CONCURRENT_EVENT_LOADS, loads);
+    }
+
+    /** See {@link #MAX_CONCURRENT_BATCH_WRITES}; 0 (the default) is unbounded. */
+    public DaemonSettings maxConcurrentBatchWritesPerDatabase(int writes) {
+        return set(MAX_CONCURRENT_BATCH_WRITES, writes);
+    }
+
+    /**
+     * See {@link #WORKER_THREADS}; default 4. With tenant-partitioned events a node runs one shard per (projection x
+     * tenant), and this bounds how many of them load, apply and write concurrently; the load budget then bounds the
+     * events they hold.
+     */
+    public DaemonSettings workerThreads(int threads) {
+        return set(WORKER_THREADS, threads);
+    }
+
+    /** See {@link #BATCH_SIZE}; default 500. */
+    public DaemonSettings batchSize(int batchSize) {
+        return set(BATCH_SIZE, batchSize);
+    }
+
+    /** See {@link #SKIP_APPLY_ERRORS}: on, a throwing apply dead-letters its event; off pauses the shard. */
+    public DaemonSettings skipApplyErrors(boolean skip) {
+        return set(SKIP_APPLY_ERRORS, skip);
+    }
+
+    /** See {@link #MAX_TRANSIENT_RETRIES}; default 5. */
+    public DaemonSettings maxTransientRetries(int retries) {
+        return set(MAX_TRANSIENT_RETRIES, retries);
+    }
+
+    /** See {@link #TRANSIENT_RETRY_BACKOFF}; default 100 ms. */
+    public DaemonSettings transientRetryBackoff(Duration backoff) {
+        return set(TRANSIENT_RETRY_BACKOFF, backoff);
+    }
+
+    /** See {@link #MAX_RETRY_BACKOFF}; default 5 s. */
+    public DaemonSettings maxRetryBackoff(Duration backoff) {
+        return set(MAX_RETRY_BACKOFF, backoff);
+    }
+
+    /** See {@link #STALLED_SHARD_THRESHOLD}; default 2 min. Keep it above your slowest page. */
+    public DaemonSettings stalledShardThreshold(Duration threshold) {
+        return set(STALLED_SHARD_THRESHOLD, threshold);
+    }
+
+    /** See {@link #OUTBOX_RETENTION}; default 1 h. */
+    public DaemonSettings outboxRetention(Duration retention) {
+        return set(OUTBOX_RETENTION, retention);
     }
 
     public DaemonMode getMode() {
-        return mode;
+        return get(MODE);
     }
 
     public Duration getPollingInterval() {
-        return pollingInterval;
+        return get(POLLING_INTERVAL);
     }
 
     public Duration getStaleSequenceThreshold() {
-        return staleSequenceThreshold;
+        return get(STALE_SEQUENCE_THRESHOLD);
     }
 
     public Duration getAppendFenceTimeout() {
-        return appendFenceTimeout;
+        return get(APPEND_FENCE_TIMEOUT);
     }
 
     public Duration getForcedGapSkipThreshold() {
-        return forcedGapSkipThreshold;
+        return get(FORCED_GAP_SKIP_THRESHOLD);
+    }
+
+    public Duration getStopAndDrainTimeout() {
+        return get(STOP_AND_DRAIN_TIMEOUT);
+    }
+
+    public Duration getMonitoringInterval() {
+        return get(MONITORING_INTERVAL);
+    }
+
+    public Duration getProbeTimeout() {
+        return get(PROBE_TIMEOUT);
+    }
+
+    public Duration getLockAcquireInterval() {
+        return get(LOCK_ACQUIRE_INTERVAL);
+    }
+
+    public long getTenantLoadBudget() {
+        return get(TENANT_LOAD_BUDGET);
+    }
+
+    public double getTenantLoadMemoryThreshold() {
+        return get(TENANT_LOAD_MEMORY_THRESHOLD);
+    }
+
+    public int getMaxConcurrentEventLoadsPerDatabase() {
+        return get(MAX_CONCURRENT_EVENT_LOADS);
+    }
+
+    public int getMaxConcurrentBatchWritesPerDatabase() {
+        return get(MAX_CONCURRENT_BATCH_WRITES);
+    }
+
+    public int getWorkerThreads() {
+        return get(WORKER_THREADS);
     }
 
     public int getBatchSize() {
-        return batchSize;
+        return get(BATCH_SIZE);
     }
 
     public boolean isSkipApplyErrors() {
-        return skipApplyErrors;
+        return get(SKIP_APPLY_ERRORS);
     }
 
     public int getMaxTransientRetries() {
-        return maxTransientRetries;
+        return get(MAX_TRANSIENT_RETRIES);
     }
 
     public Duration getTransientRetryBackoff() {
-        return transientRetryBackoff;
+        return get(TRANSIENT_RETRY_BACKOFF);
     }
 
     public Duration getMaxRetryBackoff() {
-        return maxRetryBackoff;
+        return get(MAX_RETRY_BACKOFF);
+    }
+
+    public Duration getStalledShardThreshold() {
+        return get(STALLED_SHARD_THRESHOLD);
+    }
+
+    public Duration getOutboxRetention() {
+        return get(OUTBOX_RETENTION);
     }
 }

@@ -193,6 +193,11 @@ public class FerretExtension implements Extension {
     void validate(@Observes AfterDeploymentValidation adv, BeanManager bm) {
         FerretSettings read = FerretSettings.read(FerretExtension::configValue);
         read.problems().forEach(p -> adv.addDeploymentProblem(new ConfigurationException(p)));
+        List<String> unknown = read.unknownKeys(configNames());
+        if (!unknown.isEmpty()) {
+            LOG.warning("Ferret configuration: no Ferret setting reads " + String.join(", ", unknown)
+                    + "; they are ignored (every key is listed in the README of ferret-cdi-extension)");
+        }
         this.settings = read;
 
         Map<String, Registered> byName = new LinkedHashMap<>();
@@ -304,10 +309,22 @@ public class FerretExtension implements Extension {
         return Optional.ofNullable(System.getProperty(key));
     }
 
+    /** Every configured name, from where {@link #configValue} reads. */
+    static Iterable<String> configNames() {
+        if (present("org.eclipse.microprofile.config.ConfigProvider")) {
+            return MpConfig.names();
+        }
+        return System.getProperties().stringPropertyNames();
+    }
+
     /** Kept apart so the extension loads without MicroProfile Config. */
     private static final class MpConfig {
         static Optional<String> value(String key) {
             return org.eclipse.microprofile.config.ConfigProvider.getConfig().getOptionalValue(key, String.class);
+        }
+
+        static Iterable<String> names() {
+            return org.eclipse.microprofile.config.ConfigProvider.getConfig().getPropertyNames();
         }
     }
 }

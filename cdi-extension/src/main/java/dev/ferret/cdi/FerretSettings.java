@@ -3,8 +3,8 @@ package dev.ferret.cdi;
 import dev.ferret.ConfigurationException;
 import dev.ferret.DatabaseEngine;
 import dev.ferret.StoreOptions;
-import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.DaemonSettings;
+import dev.ferret.daemon.Setting;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -22,79 +24,76 @@ import java.util.function.Function;
  * Plain Java: the keys are parsed here, typed and checked, and every refused value is reported with its key and
  * value; nothing here knows CDI.
  *
- * <table>
- * <caption>keys</caption>
- * <tr><th>key</th><th>type</th><th>default</th></tr>
- * <tr><td>{@value #DATASOURCE}</td><td>JNDI name</td><td>{@value #DEFAULT_DATASOURCE}</td></tr>
- * <tr><td>{@value #TRANSACTIONS}</td><td>{@code jta} | {@code jdbc}</td><td>{@code jta}</td></tr>
- * <tr><td>{@value #MANAGED_EXECUTOR}</td><td>JNDI name</td><td>{@value #DEFAULT_MANAGED_EXECUTOR}</td></tr>
- * <tr><td>{@value #MANAGED_SCHEDULED_EXECUTOR}</td><td>JNDI name</td><td>{@value #DEFAULT_MANAGED_SCHEDULED_EXECUTOR}</td></tr>
- * <tr><td>{@value #LONG_RUNNING_HINT}</td><td>boolean</td><td>true</td></tr>
- * <tr><td>{@value #SCHEMA}</td><td>identifier</td><td>the engine's default schema</td></tr>
- * <tr><td>{@value #TABLE_PREFIX}</td><td>identifier</td><td>{@code pc_}</td></tr>
- * <tr><td>{@value #APPLY_SCHEMA}</td><td>boolean</td><td>false</td></tr>
- * <tr><td>{@value #ENGINE}</td><td>{@code sql_server} | {@code postgresql} | {@code h2}</td><td>detected</td></tr>
- * <tr><td>{@value #EVENT_TYPES}</td><td>comma list of {@code [alias=]class}</td><td>none</td></tr>
- * <tr><td>{@value #PARTITION_BY_TENANT}</td><td>boolean</td><td>false</td></tr>
- * <tr><td>{@value #APPEND_LOCK_TIMEOUT}</td><td>ISO-8601 duration</td><td>{@code PT10S}</td></tr>
- * <tr><td>{@value #TENANCY_DATABASES}</td><td>comma list of database names</td><td>none</td></tr>
- * <tr><td>{@code ferret.tenancy.database.<name>.datasource}</td><td>JNDI name</td><td>required per name</td></tr>
- * <tr><td>{@code ferret.tenancy.database.<name>.tenants}</td><td>comma list of tenant ids</td><td>required per
- * name</td></tr>
- * <tr><td>{@code ferret.daemon.*}, {@code ferret.projections.stop-and-drain-timeout}</td><td colspan="2">see
- * {@link DaemonSettings}: durations are ISO-8601 ({@code PT0.5S}), enums case-insensitive</td></tr>
- * </table>
+ * <p>Each key is declared once. The daemon's come from {@link DaemonSettings#settings()} ({@value #PREFIX} + the
+ * setting's key): their parsing, validation and messages follow from the declaration, with no line here per
+ * setting. The store's and the container's own keys are the {@link Key} constants below. The README's key table is
+ * tested against both, so it cannot drift; durations are ISO-8601 ({@code PT0.5S}), enums case-insensitive.
  */
 public final class FerretSettings {
 
     public static final String PREFIX = "ferret.";
-    public static final String DATASOURCE = "ferret.datasource";
     public static final String DEFAULT_DATASOURCE = "java:comp/DefaultDataSource";
-    public static final String TRANSACTIONS = "ferret.transactions";
-    public static final String MANAGED_EXECUTOR = "ferret.executor.managed-executor";
     public static final String DEFAULT_MANAGED_EXECUTOR = "java:comp/DefaultManagedExecutorService";
-    public static final String MANAGED_SCHEDULED_EXECUTOR = "ferret.executor.managed-scheduled-executor";
     public static final String DEFAULT_MANAGED_SCHEDULED_EXECUTOR = "java:comp/DefaultManagedScheduledExecutorService";
-    public static final String LONG_RUNNING_HINT = "ferret.executor.long-running-hint";
-    public static final String SCHEMA = "ferret.schema";
-    public static final String TABLE_PREFIX = "ferret.table-prefix";
-    public static final String APPLY_SCHEMA = "ferret.apply-all-database-changes-on-startup";
-    public static final String ENGINE = "ferret.engine";
-    public static final String EVENT_TYPES = "ferret.events.types";
-    public static final String PARTITION_BY_TENANT = "ferret.events.partition-by-tenant";
-    public static final String APPEND_LOCK_TIMEOUT = "ferret.events.append-lock-timeout";
-    public static final String TENANCY_DATABASES = "ferret.tenancy.databases";
-    public static final String WORKER_THREADS = "ferret.daemon.worker-threads";
 
-    public static final String DAEMON_MODE = "ferret.daemon.mode";
-    public static final String POLLING_INTERVAL = "ferret.daemon.polling-interval";
-    public static final String STALE_SEQUENCE_THRESHOLD = "ferret.daemon.stale-sequence-threshold";
-    public static final String APPEND_FENCE_TIMEOUT = "ferret.daemon.append-fence-timeout";
-    public static final String FORCED_GAP_SKIP_THRESHOLD = "ferret.daemon.forced-gap-skip-threshold";
-    public static final String BATCH_SIZE = "ferret.daemon.batch-size";
-    public static final String SKIP_APPLY_ERRORS = "ferret.daemon.skip-apply-errors";
-    public static final String MAX_TRANSIENT_RETRIES = "ferret.daemon.max-transient-retries";
-    public static final String TRANSIENT_RETRY_BACKOFF = "ferret.daemon.transient-retry-backoff";
-    public static final String MAX_RETRY_BACKOFF = "ferret.daemon.max-retry-backoff";
-    public static final String STALLED_SHARD_THRESHOLD = "ferret.daemon.stalled-shard-threshold";
-    public static final String OUTBOX_RETENTION = "ferret.daemon.outbox-retention";
-    public static final String STOP_AND_DRAIN_TIMEOUT = "ferret.projections.stop-and-drain-timeout";
-    public static final String MONITORING_INTERVAL = "ferret.daemon.lock.monitoring-interval";
-    public static final String TENANT_LOAD_BUDGET = "ferret.daemon.tenant-load-budget";
-    public static final String TENANT_LOAD_MEMORY_THRESHOLD = "ferret.daemon.tenant-load-memory-threshold";
-    public static final String MAX_CONCURRENT_LOADS = "ferret.daemon.max-concurrent-event-loads";
-    public static final String MAX_CONCURRENT_WRITES = "ferret.daemon.max-concurrent-batch-writes";
-    public static final String PROBE_TIMEOUT = "ferret.daemon.lock.probe-timeout";
-    public static final String LOCK_ACQUIRE_INTERVAL = "ferret.daemon.lock.acquire-interval";
+    /**
+     * A key read besides the daemon settings, declared once with its README row.
+     *
+     * @param name         the full key
+     * @param values       the values it takes (Markdown)
+     * @param defaultValue its value when unset, as the README shows it (Markdown)
+     */
+    public record Key(String name, String values, String defaultValue) {
 
-    /** Every key this class reads, in documentation order. */
-    public static final List<String> KEYS = List.of(DATASOURCE, TRANSACTIONS, MANAGED_EXECUTOR,
-            MANAGED_SCHEDULED_EXECUTOR, LONG_RUNNING_HINT, SCHEMA, TABLE_PREFIX, APPLY_SCHEMA, ENGINE, EVENT_TYPES,
-            DAEMON_MODE, POLLING_INTERVAL, STALE_SEQUENCE_THRESHOLD, APPEND_FENCE_TIMEOUT, FORCED_GAP_SKIP_THRESHOLD,
-            BATCH_SIZE, SKIP_APPLY_ERRORS, MAX_TRANSIENT_RETRIES, TRANSIENT_RETRY_BACKOFF, MAX_RETRY_BACKOFF,
-            STALLED_SHARD_THRESHOLD, OUTBOX_RETENTION, STOP_AND_DRAIN_TIMEOUT, MONITORING_INTERVAL, PROBE_TIMEOUT, LOCK_ACQUIRE_INTERVAL, TENANT_LOAD_BUDGET,
-            TENANT_LOAD_MEMORY_THRESHOLD, MAX_CONCURRENT_LOADS, MAX_CONCURRENT_WRITES, PARTITION_BY_TENANT,
-            APPEND_LOCK_TIMEOUT, TENANCY_DATABASES, WORKER_THREADS);
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    private static final List<Key> DECLARED = new ArrayList<>();
+
+    public static final Key DATASOURCE = key("ferret.datasource", "JNDI name", "`" + DEFAULT_DATASOURCE + "`");
+    public static final Key TRANSACTIONS = key("ferret.transactions", "`jta` \\| `jdbc`",
+            "`jta` (`jdbc` for a non-transactional data source)");
+    public static final Key MANAGED_EXECUTOR = key("ferret.executor.managed-executor", "JNDI name",
+            "`" + DEFAULT_MANAGED_EXECUTOR + "`");
+    public static final Key MANAGED_SCHEDULED_EXECUTOR = key("ferret.executor.managed-scheduled-executor",
+            "JNDI name", "`" + DEFAULT_MANAGED_SCHEDULED_EXECUTOR + "`");
+    public static final Key LONG_RUNNING_HINT = key("ferret.executor.long-running-hint", "boolean", "`true`");
+    public static final Key SCHEMA = key("ferret.schema", "identifier", "the engine's default schema");
+    public static final Key TABLE_PREFIX = key("ferret.table-prefix", "identifier", "`pc_`");
+    public static final Key APPLY_SCHEMA = key("ferret.apply-all-database-changes-on-startup", "boolean", "`false`");
+    public static final Key ENGINE = key("ferret.engine", "`sql_server` \\| `postgresql` \\| `h2`", "detected");
+    public static final Key EVENT_TYPES = key("ferret.events.types",
+            "comma list of `[alias=]fully.qualified.Class`", "none");
+    public static final Key PARTITION_BY_TENANT = key("ferret.events.partition-by-tenant",
+            "boolean: a sequence, a mark and one shard per projection for each tenant", "`false`");
+    public static final Key APPEND_LOCK_TIMEOUT = key("ferret.events.append-lock-timeout",
+            "a positive duration: how long an append waits on H2 for another append of its tenant", "`PT10S`");
+    public static final Key TENANCY_DATABASES = key("ferret.tenancy.databases",
+            "comma list of database names (needs `ferret.events.partition-by-tenant=true`)", "none");
+    public static final Key TENANCY_DATASOURCE = key(tenancyKey("<name>", "datasource"),
+            "JNDI name of that database's data source", "required per name");
+    public static final Key TENANCY_TENANTS = key(tenancyKey("<name>", "tenants"),
+            "comma list of the tenant ids that live there", "required per name");
+
+    /** Every key this class reads, in documentation order: its own, then the daemon's. */
+    public static final List<Key> KEYS = keys();
+
+    private static Key key(String name, String values, String defaultValue) {
+        Key key = new Key(name, values, defaultValue);
+        DECLARED.add(key);
+        return key;
+    }
+
+    private static List<Key> keys() {
+        List<Key> keys = new ArrayList<>(DECLARED);
+        for (Setting<?> setting : DaemonSettings.settings()) {
+            keys.add(new Key(PREFIX + setting.key(), setting.values(), "`" + setting.defaultValue() + "`"));
+        }
+        return List.copyOf(keys);
+    }
 
     /** The keys of one tenancy database. */
     public static String tenancyKey(String database, String property) {
@@ -148,66 +147,31 @@ public final class FerretSettings {
      */
     public static FerretSettings read(Function<String, Optional<String>> lookup) {
         Builder b = new Builder(lookup);
-        b.dataSource = b.string(DATASOURCE).orElse(DEFAULT_DATASOURCE);
-        b.transactions = b.enumValue(TRANSACTIONS, Transactions.class).orElse(Transactions.JTA);
-        b.managedExecutor = b.string(MANAGED_EXECUTOR).orElse(DEFAULT_MANAGED_EXECUTOR);
-        b.managedScheduledExecutor = b.string(MANAGED_SCHEDULED_EXECUTOR).orElse(DEFAULT_MANAGED_SCHEDULED_EXECUTOR);
-        b.longRunningHint = b.bool(LONG_RUNNING_HINT).orElse(true);
+        b.dataSource = b.string(DATASOURCE.name()).orElse(DEFAULT_DATASOURCE);
+        b.transactions = b.enumValue(TRANSACTIONS.name(), Transactions.class).orElse(Transactions.JTA);
+        b.managedExecutor = b.string(MANAGED_EXECUTOR.name()).orElse(DEFAULT_MANAGED_EXECUTOR);
+        b.managedScheduledExecutor = b.string(MANAGED_SCHEDULED_EXECUTOR.name())
+                .orElse(DEFAULT_MANAGED_SCHEDULED_EXECUTOR);
+        b.longRunningHint = b.bool(LONG_RUNNING_HINT.name()).orElse(true);
 
-        b.string(SCHEMA).ifPresent(v -> b.option(SCHEMA, v, o -> o.schema(v)));
-        b.string(TABLE_PREFIX).ifPresent(v -> b.option(TABLE_PREFIX, v, o -> o.tablePrefix(v)));
-        b.bool(APPLY_SCHEMA).ifPresent(v -> b.option(APPLY_SCHEMA, v, o -> o.applyAllDatabaseChangesOnStartup(v)));
-        b.enumValue(ENGINE, DatabaseEngine.class).ifPresent(v -> b.option(ENGINE, v, o -> o.engine(v)));
-        b.string(EVENT_TYPES).ifPresent(b::eventTypes);
-        b.bool(PARTITION_BY_TENANT).ifPresent(v -> b.option(PARTITION_BY_TENANT, v, o -> o.events().partitionByTenant(v)));
-        b.duration(APPEND_LOCK_TIMEOUT)
+        b.string(SCHEMA.name()).ifPresent(v -> b.option(SCHEMA, v, o -> o.schema(v)));
+        b.string(TABLE_PREFIX.name()).ifPresent(v -> b.option(TABLE_PREFIX, v, o -> o.tablePrefix(v)));
+        b.bool(APPLY_SCHEMA.name())
+                .ifPresent(v -> b.option(APPLY_SCHEMA, v, o -> o.applyAllDatabaseChangesOnStartup(v)));
+        b.enumValue(ENGINE.name(), DatabaseEngine.class).ifPresent(v -> b.option(ENGINE, v, o -> o.engine(v)));
+        b.string(EVENT_TYPES.name()).ifPresent(b::eventTypes);
+        b.bool(PARTITION_BY_TENANT.name())
+                .ifPresent(v -> b.option(PARTITION_BY_TENANT, v, o -> o.events().partitionByTenant(v)));
+        b.duration(APPEND_LOCK_TIMEOUT.name())
                 .ifPresent(v -> b.option(APPEND_LOCK_TIMEOUT, v, o -> o.events().appendLockTimeout(v)));
-        b.string(TENANCY_DATABASES).ifPresent(b::tenancyDatabases);
-        b.integer(WORKER_THREADS).ifPresent(v -> b.daemon(WORKER_THREADS, v, d -> d.workerThreads(v)));
-
-        b.enumValue(DAEMON_MODE, DaemonMode.class).ifPresent(v -> b.daemon(DAEMON_MODE, v, d -> d.mode(v)));
-        b.duration(MONITORING_INTERVAL)
-                .ifPresent(v -> b.daemon(MONITORING_INTERVAL, v, d -> d.monitoringInterval(v)));
-        b.duration(PROBE_TIMEOUT).ifPresent(v -> b.daemon(PROBE_TIMEOUT, v, d -> d.probeTimeout(v)));
-        b.duration(LOCK_ACQUIRE_INTERVAL)
-                .ifPresent(v -> b.daemon(LOCK_ACQUIRE_INTERVAL, v, d -> d.lockAcquireInterval(v)));
-        b.integer(TENANT_LOAD_BUDGET).ifPresent(v -> b.daemon(TENANT_LOAD_BUDGET, v, d -> d.tenantLoadBudget(v)));
-        b.decimal(TENANT_LOAD_MEMORY_THRESHOLD).ifPresent(v -> b.daemon(TENANT_LOAD_MEMORY_THRESHOLD, v,
-                d -> d.tenantLoadMemoryThreshold(v)));
-        b.integer(MAX_CONCURRENT_LOADS)
-                .ifPresent(v -> b.daemon(MAX_CONCURRENT_LOADS, v, d -> d.maxConcurrentEventLoadsPerDatabase(v)));
-        b.integer(MAX_CONCURRENT_WRITES)
-                .ifPresent(v -> b.daemon(MAX_CONCURRENT_WRITES, v, d -> d.maxConcurrentBatchWritesPerDatabase(v)));
-        b.duration(POLLING_INTERVAL).ifPresent(v -> b.daemon(POLLING_INTERVAL, v, d -> d.pollingInterval(v)));
-        b.duration(STALE_SEQUENCE_THRESHOLD)
-                .ifPresent(v -> b.daemon(STALE_SEQUENCE_THRESHOLD, v, d -> d.staleSequenceThreshold(v)));
-        b.duration(APPEND_FENCE_TIMEOUT)
-                .ifPresent(v -> b.daemon(APPEND_FENCE_TIMEOUT, v, d -> d.appendFenceTimeout(v)));
-        b.duration(FORCED_GAP_SKIP_THRESHOLD)
-                .ifPresent(v -> b.daemon(FORCED_GAP_SKIP_THRESHOLD, v, d -> d.forcedGapSkipThreshold(v)));
-        b.integer(BATCH_SIZE).ifPresent(v -> b.daemon(BATCH_SIZE, v, d -> d.batchSize(v)));
-        b.bool(SKIP_APPLY_ERRORS).ifPresent(v -> b.daemon(SKIP_APPLY_ERRORS, v, d -> d.skipApplyErrors(v)));
-        b.integer(MAX_TRANSIENT_RETRIES)
-                .ifPresent(v -> b.daemon(MAX_TRANSIENT_RETRIES, v, d -> d.maxTransientRetries(v)));
-        b.duration(TRANSIENT_RETRY_BACKOFF)
-                .ifPresent(v -> b.daemon(TRANSIENT_RETRY_BACKOFF, v, d -> d.transientRetryBackoff(v)));
-        b.duration(MAX_RETRY_BACKOFF).ifPresent(v -> b.daemon(MAX_RETRY_BACKOFF, v, d -> d.maxRetryBackoff(v)));
-        b.duration(STALLED_SHARD_THRESHOLD).ifPresent(v -> b.daemon(STALLED_SHARD_THRESHOLD, v,
-                d -> d.stalledShardThreshold(v)));
-        b.duration(OUTBOX_RETENTION).ifPresent(v -> b.daemon(OUTBOX_RETENTION, v, d -> d.outboxRetention(v)));
-        b.duration(STOP_AND_DRAIN_TIMEOUT)
-                .ifPresent(v -> b.daemon(STOP_AND_DRAIN_TIMEOUT, v, d -> d.stopAndDrainTimeout(v)));
+        b.string(TENANCY_DATABASES.name()).ifPresent(b::tenancyDatabases);
+        DaemonSettings.settings().forEach(b::daemon);
 
         // settings that are each valid but disagree with one another
         if (b.problems.isEmpty()) {
             StoreOptions probe = new StoreOptions();
             b.options.forEach(o -> o.accept(probe));
-            try {
-                probe.daemon().validate();
-            } catch (ConfigurationException e) {
-                b.problems.add("Ferret configuration: " + e.getMessage()
-                        .replaceAll("(?<![\\w.-])(daemon|projections)\\.", PREFIX + "$1."));
-            }
+            probe.daemon().problems(PREFIX).forEach(p -> b.problems.add("Ferret configuration: " + p));
             if (!b.tenancyDatabases.isEmpty() && !probe.events().isPartitionedByTenant()) {
                 b.problems.add("Ferret configuration: " + TENANCY_DATABASES + " needs " + PARTITION_BY_TENANT
                         + "=true: each database numbers its own event log");
@@ -247,14 +211,66 @@ public final class FerretSettings {
         return longRunningHint;
     }
 
-    /** The databases tenants are mapped to, from {@value #TENANCY_DATABASES}. */
+    /** The databases tenants are mapped to, from {@code ferret.tenancy.databases}. */
     public List<TenancyDatabase> tenancyDatabases() {
         return tenancyDatabases;
     }
 
-    /** Event class names by alias, from {@value #EVENT_TYPES}. */
+    /** Event class names by alias, from {@code ferret.events.types}. */
     public Map<String, String> eventTypes() {
         return eventTypes;
+    }
+
+    /**
+     * The names among {@code names} that start with {@value #PREFIX} but that no setting reads, each followed by the
+     * nearest key when one is close: a mistyped key would otherwise be ignored without a word.
+     */
+    public List<String> unknownKeys(Iterable<String> names) {
+        Set<String> known = new TreeSet<>();
+        KEYS.stream().map(Key::name).filter(k -> !k.contains("<")).forEach(known::add);
+        for (TenancyDatabase database : tenancyDatabases) {
+            known.add(tenancyKey(database.name(), "datasource"));
+            known.add(tenancyKey(database.name(), "tenants"));
+        }
+        Set<String> unknown = new TreeSet<>();
+        for (String name : names) {
+            if (name.startsWith(PREFIX) && !known.contains(name)) {
+                unknown.add(name);
+            }
+        }
+        List<String> described = new ArrayList<>();
+        for (String name : unknown) {
+            String nearest = null;
+            int best = 4; // more edits than this is another word, not a typo
+            for (String key : known) {
+                int distance = editDistance(name, key);
+                if (distance < best) {
+                    best = distance;
+                    nearest = key;
+                }
+            }
+            described.add(nearest == null ? name : name + " (did you mean " + nearest + "?)");
+        }
+        return described;
+    }
+
+    private static int editDistance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitute = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitute, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
     }
 
     private static final class Builder {
@@ -295,10 +311,10 @@ public final class FerretSettings {
             return Optional.empty();
         }
 
-        Optional<Integer> integer(String key) {
+        <N extends Number> Optional<N> number(String key, Function<String, N> parse) {
             Optional<String> raw = string(key);
             try {
-                return raw.map(Integer::valueOf);
+                return raw.map(parse);
             } catch (NumberFormatException e) {
                 refuse(key, raw.get(), "expected a whole number");
                 return Optional.empty();
@@ -325,37 +341,68 @@ public final class FerretSettings {
             }
         }
 
-        <E extends Enum<E>> Optional<E> enumValue(String key, Class<E> type) {
+        /** {@code type} is an enum; its constants are matched ignoring case, {@code -} standing for {@code _}. */
+        <E> Optional<E> enumValue(String key, Class<E> type) {
             Optional<String> raw = string(key);
             if (raw.isEmpty()) {
                 return Optional.empty();
             }
             String wanted = raw.get().replace('-', '_');
-            for (E constant : type.getEnumConstants()) {
-                if (constant.name().equalsIgnoreCase(wanted)) {
-                    return Optional.of(constant);
-                }
-            }
             List<String> allowed = new ArrayList<>();
             for (E constant : type.getEnumConstants()) {
-                allowed.add(constant.name());
+                String name = ((Enum<?>) constant).name();
+                if (name.equalsIgnoreCase(wanted)) {
+                    return Optional.of(constant);
+                }
+                allowed.add(name);
             }
             refuse(key, raw.get(), "expected one of " + allowed + " (case-insensitive)");
             return Optional.empty();
         }
 
         /** Records a StoreOptions setter, trying it once now so a refused value is reported with its key. */
-        void option(String key, Object value, Consumer<StoreOptions> setter) {
+        void option(Key key, Object value, Consumer<StoreOptions> setter) {
             try {
                 setter.accept(probe);
                 options.add(setter);
             } catch (ConfigurationException | IllegalArgumentException e) {
-                refuse(key, String.valueOf(value), e.getMessage());
+                refuse(key.name(), String.valueOf(value), e.getMessage());
             }
         }
 
-        void daemon(String key, Object value, Consumer<DaemonSettings> setter) {
-            option(key, value, o -> setter.accept(o.daemon()));
+        /** Reads and checks one daemon setting under its key, as its declaration says. */
+        <T> void daemon(Setting<T> setting) {
+            String key = PREFIX + setting.key();
+            Optional<T> value = typed(key, setting.type());
+            if (value.isEmpty()) {
+                return;
+            }
+            String refusal = setting.refusal(value.get());
+            if (refusal != null) {
+                refuse(key, string(key).orElse(""), refusal);
+            } else {
+                options.add(o -> o.daemon().set(setting, value.get()));
+            }
+        }
+
+        private <T> Optional<T> typed(String key, Class<T> type) {
+            Optional<?> value;
+            if (type == Duration.class) {
+                value = duration(key);
+            } else if (type == Integer.class) {
+                value = number(key, Integer::valueOf);
+            } else if (type == Long.class) {
+                value = number(key, Long::valueOf);
+            } else if (type == Double.class) {
+                value = decimal(key);
+            } else if (type == Boolean.class) {
+                value = bool(key);
+            } else if (type.isEnum()) {
+                value = enumValue(key, type);
+            } else {
+                throw new IllegalStateException("no parser for " + type + " of " + key);
+            }
+            return value.map(type::cast);
         }
 
         /** Reads each named database's keys and checks the mapping on the probe, so problems name their keys. */
@@ -376,7 +423,7 @@ public final class FerretSettings {
                 List<String> tenants = string(tenantsKey).stream().flatMap(t -> java.util.Arrays.stream(t.split(",")))
                         .map(String::trim).filter(t -> !t.isEmpty()).toList();
                 if (jndi.isEmpty()) {
-                    refuse(TENANCY_DATABASES, list, "database '" + name + "' needs " + dataSourceKey
+                    refuse(TENANCY_DATABASES.name(), list, "database '" + name + "' needs " + dataSourceKey
                             + " (the JNDI name of its data source)");
                     continue;
                 }
@@ -384,7 +431,7 @@ public final class FerretSettings {
                     probe.tenancy().database(name, unused, tenants.toArray(String[]::new));
                     tenancyDatabases.add(new TenancyDatabase(name, jndi.get(), tenants));
                 } catch (ConfigurationException e) {
-                    refuse(tenants.isEmpty() ? tenantsKey : TENANCY_DATABASES, tenants.isEmpty() ? "" : list,
+                    refuse(tenants.isEmpty() ? tenantsKey : TENANCY_DATABASES.name(), tenants.isEmpty() ? "" : list,
                             e.getMessage());
                 }
             }
@@ -400,7 +447,7 @@ public final class FerretSettings {
                 String className = eq < 0 ? item : item.substring(eq + 1).trim();
                 String alias = eq < 0 ? className.substring(className.lastIndexOf('.') + 1) : item.substring(0, eq).trim();
                 if (alias.isEmpty() || className.isEmpty()) {
-                    refuse(EVENT_TYPES, list, "entry '" + item + "' must be a class name or alias=class name");
+                    refuse(EVENT_TYPES.name(), list, "entry '" + item + "' must be a class name or alias=class name");
                 } else {
                     eventTypes.put(alias, className);
                 }

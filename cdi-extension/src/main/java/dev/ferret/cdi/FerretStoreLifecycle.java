@@ -110,7 +110,7 @@ public class FerretStoreLifecycle {
         if (!settings.problems().isEmpty()) {
             throw new ConfigurationException(String.join("; ", settings.problems()));
         }
-        DataSource dataSource = lookup(settings.dataSource(), DataSource.class, FerretSettings.DATASOURCE);
+        DataSource dataSource = lookup(settings.dataSource(), DataSource.class, FerretSettings.DATASOURCE.name());
         StoreOptions options = settings.applyTo(new StoreOptions()).dataSource(dataSource);
         for (FerretSettings.TenancyDatabase database : settings.tenancyDatabases()) {
             options.tenancy().database(database.name(), lookup(database.dataSource(), DataSource.class,
@@ -121,7 +121,7 @@ public class FerretStoreLifecycle {
             try {
                 options.events().register(Class.forName(type.getValue(), false, loader), type.getKey());
             } catch (ClassNotFoundException e) {
-                throw new ConfigurationException(FerretSettings.EVENT_TYPES + ": no class " + type.getValue()
+                throw new ConfigurationException(FerretSettings.EVENT_TYPES.name() + ": no class " + type.getValue()
                         + " (for alias " + type.getKey() + ")");
             }
         }
@@ -155,9 +155,9 @@ public class FerretStoreLifecycle {
 
     private static DaemonExecutors executors(FerretSettings settings) {
         ManagedScheduledExecutorService scheduler = lookup(settings.managedScheduledExecutor(),
-                ManagedScheduledExecutorService.class, FerretSettings.MANAGED_SCHEDULED_EXECUTOR);
+                ManagedScheduledExecutorService.class, FerretSettings.MANAGED_SCHEDULED_EXECUTOR.name());
         ManagedExecutorService workers = lookup(settings.managedExecutor(), ManagedExecutorService.class,
-                FerretSettings.MANAGED_EXECUTOR);
+                FerretSettings.MANAGED_EXECUTOR.name());
         return new DaemonExecutors(new SerialScheduledExecutor(scheduler),
                 new HintedExecutor(workers, settings.longRunningHint()), false);
     }

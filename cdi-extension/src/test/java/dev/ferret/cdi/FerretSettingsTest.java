@@ -204,4 +204,29 @@ class FerretSettingsTest {
         assertThat(read(Map.of("ferret.events.append-lock-timeout", "10s")).problems())
                 .singleElement().asString().contains("ferret.events.append-lock-timeout=10s").contains("ISO-8601");
     }
+
+    @Test
+    void configuredFerretKeysThatNoSettingReadsAreNamedWithTheNearestKnownKey() {
+        FerretSettings settings = read(Map.of("ferret.events.partition-by-tenant", "true",
+                "ferret.tenancy.databases", "east",
+                "ferret.tenancy.database.east.datasource", "jdbc/east",
+                "ferret.tenancy.database.east.tenants", "acme"));
+        assertThat(settings.unknownKeys(java.util.List.of("ferret.daemon.polling-intervall", "ferret.daemon.mode",
+                "ferret.tenancy.database.east.tenants", "ferret.tenancy.database.west.tenants",
+                "ferret.completely.different.thing", "mp.config.profile", "FERRET_DAEMON_MODE")))
+                .containsExactly("ferret.completely.different.thing",
+                        "ferret.daemon.polling-intervall (did you mean ferret.daemon.polling-interval?)",
+                        "ferret.tenancy.database.west.tenants (did you mean ferret.tenancy.database.east.tenants?)");
+    }
+
+    @Test
+    void everyDaemonSettingIsReadUnderItsDeclaredKey() {
+        for (dev.ferret.daemon.Setting<?> setting : dev.ferret.daemon.DaemonSettings.settings()) {
+            assertThat(FerretSettings.KEYS).extracting(FerretSettings.Key::name)
+                    .contains(FerretSettings.PREFIX + setting.key());
+        }
+        assertThat(read(Map.of("ferret.daemon.stalled-shard-threshold", "PT0S")).problems()).singleElement()
+                .asString().isEqualTo("Ferret configuration: ferret.daemon.stalled-shard-threshold=PT0S is refused:"
+                        + " must be a positive duration");
+    }
 }

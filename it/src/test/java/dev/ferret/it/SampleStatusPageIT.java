@@ -32,7 +32,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The liberty-sample WAR, deployed as built (as {@code ferret.war}, so at {@code /ferret} as in its README), and its
+ * The liberty-sample WAR, deployed as built on each server (as {@code ferret.war}; its {@code jboss-web.xml} puts it at
+ * {@code /ferret} on WildFly as well), and its
  * HTML status page looked at by headless Chromium ({@code /usr/bin/chromium}, Debian package {@code chromium}): the
  * page must show a shard row, and a screenshot of it is left in {@code target/screenshots}.
  */
@@ -58,7 +59,7 @@ class SampleStatusPageIT {
     void theStatusPageShowsTheShardsInChromium() throws Exception {
         Path chromium = Path.of(System.getProperty("it.chromium", "/usr/bin/chromium"));
         assertThat(Files.isExecutable(chromium))
-                .as("%s is needed (apt-get install -y chromium chromium-driver; .ci/run installs it)", chromium)
+                .as("%s is needed (build/ensure-chromium.sh installs it before the tests)", chromium)
                 .isTrue();
 
         // one order, so the projections have something to show

@@ -80,7 +80,8 @@ final class StoreAssembly {
         for (SubscriptionBase subscription : options.projections().subscriptions()) {
             async.add(ProjectionApplier.of(subscription, context));
         }
-        DaemonSettings settings = options.daemon();
+        // the daemon's threads read this copy; the caller's settings are sealed against changes from here on
+        DaemonSettings settings = options.daemon().sealForStart();
         DaemonSessions sessions = new DaemonSessions();
         AsyncDaemon daemon = new AsyncDaemon(context, settings, async, options.projections().asyncListeners(),
                 seams.executors().apply(Math.max(1, Math.min(settings.getWorkerThreads(),

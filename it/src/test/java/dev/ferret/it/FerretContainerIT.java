@@ -6,13 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ferret.it.app.ItResource;
 import dev.ferret.it.dup.DupA;
-import java.io.File;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,9 +18,6 @@ import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.asset.EmptyAsset;
-import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -34,29 +26,23 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The Jakarta EE binding on a managed Open Liberty: deployments are deployed and undeployed by the tests, in order,
- * so each step sees what the last one left (one server start for the whole class).
+ * The Jakarta EE binding on a managed server, Open Liberty or WildFly (the build runs this class once on each; see the
+ * failsafe executions in the module's pom): deployments are deployed and undeployed by the tests, in order, so each
+ * step sees what the last one left (one server start for the whole class).
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class FerretLibertyIT {
+class FerretContainerIT {
 
     private static final Duration PATIENCE = Duration.ofSeconds(90);
-    private static final String BASE = "http://localhost:" + System.getProperty("it.http.port", "9181");
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private static final String BASE = ItServer.httpBase();
 
     @ArquillianResource
     private Deployer deployer;
 
     private static WebArchive war(String name, String config) {
-        WebArchive war = ShrinkWrap.create(WebArchive.class, name + ".war")
-                .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml")
-                .addAsResource(new StringAsset(config), "META-INF/microprofile-config.properties");
-        File[] libs = new File(System.getProperty("it.war.libs", "target/war-libs")).listFiles();
-        assertThat(libs).as("jars from target/war-libs").isNotEmpty();
-        war.addAsLibraries(libs);
-        return war;
+        return ItServer.war(name, config);
     }
 
     @Deployment(name = "main", managed = false, testable = false)
@@ -105,13 +91,16 @@ class FerretLibertyIT {
     @Test
     @Order(2)
     void healthReportsEveryShard() throws Exception {
-        HttpResponse<String> ready = get("/health/ready");
+        HttpResponse<String> ready = health("/health/ready");
         assertThat(ready.statusCode()).isEqualTo(200);
         assertThat(ready.body()).contains("ferret-store").contains("\"daemonRunning\":true");
-        HttpResponse<String> live = get("/health/live");
+        HttpResponse<String> live = health("/health/live");
         assertThat(live.statusCode()).isEqualTo(200);
         assertThat(live.body()).contains("\"ItOrder:All.state\":\"RUNNING\"").contains("\"ItOrder:All.lag\":0")
                 .contains("\"Fragile:All.state\":\"RUNNING\"").contains("ItOrder:All.progression");
+        // registered once each, whatever bean archive the server puts the extension's beans in
+        assertThat(count(ready.body(), "\"ferret-store\"")).as(ready.body()).isEqualTo(1);
+        assertThat(count(live.body(), "\"ferret-daemon\"")).as(live.body()).isEqualTo(1);
     }
 
     @Test
@@ -119,7 +108,7 @@ class FerretLibertyIT {
     void aPausedShardTurnsLivenessDown() throws Exception {
         assertThat(post("/ferret-main/api/poison/o-2").statusCode()).isEqualTo(202);
         await().atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
-            HttpResponse<String> live = get("/health/live");
+            HttpResponse<String> live = health("/health/live");
             assertThat(live.statusCode()).isEqualTo(503);
             assertThat(live.body()).contains("\"Fragile:All.state\":\"PAUSED\"").contains("poison in o-2")
                     .contains("\"ItOrder:All.state\":\"RUNNING\"");
@@ -185,23 +174,23 @@ class FerretLibertyIT {
     }
 
     private static Path messagesLog() {
-        return Path.of(System.getProperty("it.server.logs", "target/liberty/wlp/usr/servers/ferretIT/logs"),
-                "messages.log");
+        return ItServer.log();
     }
 
     private static String tail(Path log, long from) throws IOException {
-        byte[] all = Files.readAllBytes(log);
-        int start = (int) Math.min(from, all.length);
-        return new String(all, start, all.length - start, StandardCharsets.UTF_8);
+        return ItServer.tail(log, from);
     }
 
     private static HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(BASE + path)).timeout(Duration.ofSeconds(90))
-                .header("Accept", "application/json").GET().build(), HttpResponse.BodyHandlers.ofString());
+        return ItServer.get(BASE + path);
+    }
+
+    /** Health is on the HTTP port on Liberty and on the management port on WildFly. */
+    private static HttpResponse<String> health(String path) throws IOException, InterruptedException {
+        return ItServer.get(ItServer.healthBase() + path);
     }
 
     private static HttpResponse<String> post(String path) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(BASE + path)).timeout(Duration.ofSeconds(90))
-                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        return ItServer.post(BASE + path);
     }
 }
