@@ -124,7 +124,7 @@ DELETE FROM PUBLIC.pc_doc_order_summary WHERE tenant_id = ? AND id = ?
 SELECT CAST(data AS VARCHAR) FROM PUBLIC.pc_doc_order_summary WHERE tenant_id = ? AND id = ?
 
 -- documents.loadMany
-SELECT CAST(data AS VARCHAR) FROM PUBLIC.pc_doc_order_summary WHERE tenant_id = ? AND id = ANY (?)
+SELECT CAST(d.data AS VARCHAR) FROM UNNEST(CAST(?2 AS VARCHAR ARRAY)) AS k(id) INNER JOIN PUBLIC.pc_doc_order_summary d ON d.tenant_id = ?1 AND d.id = k.id
 
 -- documents.selectAll
 SELECT CAST(data AS VARCHAR) FROM PUBLIC.pc_doc_order_summary WHERE tenant_id = ?

@@ -125,7 +125,7 @@ DELETE FROM public.pc_doc_order_summary WHERE tenant_id = ? AND id = ?
 SELECT data FROM public.pc_doc_order_summary WHERE tenant_id = ? AND id = ?
 
 -- documents.loadMany
-SELECT data FROM public.pc_doc_order_summary WHERE tenant_id = ? AND id = ANY (?)
+SELECT d.data FROM (VALUES (CAST(? AS varchar))) AS t(tenant_id) CROSS JOIN unnest(CAST(? AS varchar[])) AS k(id) CROSS JOIN LATERAL (SELECT x.data FROM public.pc_doc_order_summary x WHERE x.tenant_id = t.tenant_id AND x.id = k.id LIMIT 1) AS d
 
 -- documents.selectAll
 SELECT data FROM public.pc_doc_order_summary WHERE tenant_id = ?

@@ -282,7 +282,10 @@ public final class H2Dialect implements Dialect {
                         + " VALUES (src.id, src.tenant_id, src.data, 1, src.last_modified)",
                 "DELETE FROM " + table + " WHERE tenant_id = ? AND id = ?",
                 "SELECT CAST(data AS VARCHAR) FROM " + table + " WHERE tenant_id = ? AND id = ?",
-                "SELECT CAST(data AS VARCHAR) FROM " + table + " WHERE tenant_id = ? AND id = ANY (?)",
+                // a join on the unnested ids, so every id is one primary-key seek: with "id = ANY (?)" H2 seeks
+                // the tenant only and filters all its rows. Numbered parameters keep the (tenant, ids) binding.
+                "SELECT CAST(d.data AS VARCHAR) FROM UNNEST(CAST(?2 AS " + TEXT + " ARRAY)) AS k(id)"
+                        + " INNER JOIN " + table + " d ON d.tenant_id = ?1 AND d.id = k.id",
                 "SELECT CAST(data AS VARCHAR) FROM " + table + " WHERE tenant_id = ?",
                 "SELECT COUNT(*) FROM " + table + " WHERE tenant_id = ?",
                 "DELETE FROM " + table,

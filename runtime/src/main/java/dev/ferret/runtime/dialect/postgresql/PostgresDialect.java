@@ -189,7 +189,13 @@ public final class PostgresDialect implements Dialect {
                         + " SET data = EXCLUDED.data, version = d.version + 1, last_modified = EXCLUDED.last_modified",
                 "DELETE FROM " + table + " WHERE tenant_id = ? AND id = ?",
                 "SELECT data FROM " + table + " WHERE tenant_id = ? AND id = ?",
-                "SELECT data FROM " + table + " WHERE tenant_id = ? AND id = ANY (?)",
+                // one primary-key seek per id whatever the statistics say: on a table that grew since its last
+                // ANALYZE, "id = ANY (?)" (or a plain join) is planned as a scan of the tenant's rows. The LIMIT
+                // keeps the lateral subquery from being flattened into such a join.
+                "SELECT d.data FROM (VALUES (CAST(? AS varchar))) AS t(tenant_id)"
+                        + " CROSS JOIN unnest(CAST(? AS varchar[])) AS k(id)"
+                        + " CROSS JOIN LATERAL (SELECT x.data FROM " + table + " x"
+                        + " WHERE x.tenant_id = t.tenant_id AND x.id = k.id LIMIT 1) AS d",
                 "SELECT data FROM " + table + " WHERE tenant_id = ?",
                 "SELECT count(*) FROM " + table + " WHERE tenant_id = ?",
                 "DELETE FROM " + table,
