@@ -208,3 +208,6 @@ data ->> ? = ?
 -- documents.propertyArgument(status)
 status
 
+-- startup.serverReport
+SELECT current_setting('server_version') AS version, current_setting('autovacuum') AS autovacuum, current_setting('plan_cache_mode', true) AS plan_cache_mode
+

@@ -6,6 +6,7 @@ import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.runtime.Ferret;
+import dev.ferret.runtime.dialect.postgresql.PostgresDialect;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.Statement;
@@ -61,6 +62,10 @@ public final class AppendBenchmark {
         HikariConfig config = new HikariConfig();
         config.setPoolName("append-bench");
         config.setJdbcUrl(url);
+        if (url.startsWith("jdbc:postgresql:")) {
+            // as on a pool Ferret opens itself
+            config.setConnectionInitSql(PostgresDialect.CUSTOM_PLANS);
+        }
         config.setMaximumPoolSize(writers + 2);
         try (HikariDataSource ds = new HikariDataSource(config)) {
             String engine;

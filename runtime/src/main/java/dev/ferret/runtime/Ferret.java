@@ -8,6 +8,7 @@ import dev.ferret.DatabaseEngine;
 import dev.ferret.DatabaseException;
 import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
+import dev.ferret.runtime.dialect.postgresql.PostgresDialect;
 import dev.ferret.runtime.engines.Dialects;
 import java.lang.reflect.Method;
 import java.sql.Connection;
@@ -73,12 +74,15 @@ public final class Ferret {
         }
     }
 
-    private static HikariDataSource openPool(String url, String username, String password, String description) {
+    static HikariDataSource openPool(String url, String username, String password, String description) {
         HikariConfig config = new HikariConfig();
         config.setPoolName("ferret");
         config.setJdbcUrl(url);
         config.setUsername(username);
         config.setPassword(password);
+        if (url.startsWith("jdbc:postgresql:")) {
+            config.setConnectionInitSql(PostgresDialect.CUSTOM_PLANS);
+        }
         try {
             return new HikariDataSource(config);
         } catch (HikariPool.PoolInitializationException | IllegalArgumentException | IllegalStateException e) {

@@ -98,6 +98,11 @@ public final class TestDatabase implements AutoCloseable {
         };
     }
 
+    /** The JDBC URL the tests connect with. */
+    public String url() {
+        return url;
+    }
+
     public String schema() {
         return schema;
     }

@@ -24,9 +24,23 @@ import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Set;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** PostgreSQL: {@code jsonb}, identity columns, {@code INSERT ... ON CONFLICT}, advisory locks. */
 public final class PostgresDialect implements Dialect {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresDialect.class);
+
+    /**
+     * Run on every connection of a pool Ferret opens itself: plan each statement with its parameters and the table's
+     * current size. PostgreSQL otherwise settles on a generic plan after five executions and keeps it until the table
+     * is next analyzed; one made while a table was empty scans it, so a statement's cost grows with the table until
+     * autovacuum catches up (or forever, where autovacuum is off). Skipped below PostgreSQL 12, which lacks the
+     * setting.
+     */
+    public static final String CUSTOM_PLANS = "SELECT set_config('plan_cache_mode', 'force_custom_plan', false)"
+            + " WHERE current_setting('server_version_num')::int >= 120000";
 
     private static final String LOCK_NOT_AVAILABLE = "55P03";
 
@@ -60,6 +74,33 @@ public final class PostgresDialect implements Dialect {
     @Override
     public DatabaseEngine engine() {
         return DatabaseEngine.POSTGRESQL;
+    }
+
+    @Override
+    public String serverReportSql(TableNames names) {
+        return "SELECT current_setting('server_version') AS version, current_setting('autovacuum') AS autovacuum,"
+                + " current_setting('plan_cache_mode', true) AS plan_cache_mode";
+    }
+
+    @Override
+    public void checkServer(Connection connection, TableNames names) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(serverReportSql(names));
+             ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                return;
+            }
+            String autovacuum = rs.getString("autovacuum");
+            String planCacheMode = rs.getString("plan_cache_mode");
+            LOG.info("PostgreSQL {}: autovacuum {}, plan_cache_mode {}", rs.getString("version"), autovacuum,
+                    planCacheMode == null ? "(not available)" : planCacheMode);
+            if ("off".equals(autovacuum) && !"force_custom_plan".equals(planCacheMode)) {
+                LOG.warn("autovacuum is off and this data source's connections use plan_cache_mode={}: PostgreSQL"
+                        + " keeps the plans it made while Ferret's tables were small, so appends, event loads and"
+                        + " the high water mark slow down as the tables grow. Turn autovacuum on, run ANALYZE after"
+                        + " bulk loads, or add options=-c plan_cache_mode=force_custom_plan to the JDBC URL",
+                        planCacheMode);
+            }
+        }
     }
 
     @Override
