@@ -39,6 +39,11 @@ public final class DaemonSettings {
                     + " projected, so keep it well above your longest append transaction");
     public static final Setting<Integer> BATCH_SIZE = declare("batchSize", "daemon.batch-size", Integer.class, 500,
             Rule.between(1, 100_000), "events per page");
+    public static final Setting<Integer> DOCUMENT_CACHE_SIZE = declare("documentCacheSize",
+            "daemon.document-cache-size", Integer.class, 1_000, Rule.between(0, 10_000_000),
+            "snapshots a snapshot projection's shard keeps between pages instead of reading them back (it is their"
+                    + " only writer; documents written to a snapshot's type outside its projection are not seen by"
+                    + " it); per shard, so per tenant with partitioned events; 0 reads every page's snapshots back");
     public static final Setting<Integer> WORKER_THREADS = declare("workerThreads", "daemon.worker-threads",
             Integer.class, 4, Rule.between(1, 1024), "page loops running at once on this node (SE; in a container"
                     + " the managed executor decides)");
@@ -311,6 +316,11 @@ public final class DaemonSettings {
         return set(BATCH_SIZE, batchSize);
     }
 
+    /** See {@link #DOCUMENT_CACHE_SIZE}; default 1,000 per shard. */
+    public DaemonSettings documentCacheSize(int documents) {
+        return set(DOCUMENT_CACHE_SIZE, documents);
+    }
+
     /** See {@link #SKIP_APPLY_ERRORS}: on, a throwing apply dead-letters its event; off pauses the shard. */
     public DaemonSettings skipApplyErrors(boolean skip) {
         return set(SKIP_APPLY_ERRORS, skip);
@@ -399,6 +409,10 @@ public final class DaemonSettings {
 
     public int getBatchSize() {
         return get(BATCH_SIZE);
+    }
+
+    public int getDocumentCacheSize() {
+        return get(DOCUMENT_CACHE_SIZE);
     }
 
     public boolean isSkipApplyErrors() {

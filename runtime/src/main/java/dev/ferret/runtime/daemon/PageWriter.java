@@ -8,6 +8,7 @@ import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.progression.ProgressionRows;
 import dev.ferret.runtime.projections.PageBatch;
+import dev.ferret.runtime.projections.ShardDocumentCache;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -53,6 +54,8 @@ final class PageWriter {
     private final ShardOutbox outbox;
     private final PageListeners listeners;
     private final boolean skipApplyErrors;
+    /** The snapshots this shard committed, kept between its pages; null unless it is their only writer. */
+    private final ShardDocumentCache snapshots;
 
     PageWriter(String name, ProjectionApplier applier, LogPartition partition, ShardParts parts, ShardOutbox outbox,
                PageListeners listeners) {
@@ -66,6 +69,15 @@ final class PageWriter {
         this.outbox = outbox;
         this.listeners = listeners;
         this.skipApplyErrors = parts.settings().isSkipApplyErrors();
+        int cacheSize = parts.settings().getDocumentCacheSize();
+        this.snapshots = applier.ownsItsDocuments() && cacheSize > 0 ? new ShardDocumentCache(cacheSize) : null;
+    }
+
+    /** The page of {@code attempt} committed: its writes are the table's state for the next page to start from. */
+    void committed(PageAttempt attempt) {
+        if (snapshots != null && attempt.batch != null) {
+            snapshots.pageCommitted(attempt.end, attempt.batch.changes());
+        }
     }
 
     /**
@@ -112,6 +124,10 @@ final class PageWriter {
                 throw new SQLException("shard " + name + " was cancelled before its page wrote");
             }
             PageBatch batch = new PageBatch(context, c, new DocumentChanges(), partition.database());
+            if (snapshots != null) {
+                snapshots.beginPage(page.floor());
+                batch.readingThrough(snapshots);
+            }
             try {
                 applier.applyPage(page.floor(), page.end(), page.events(), batch, (event, e) -> {
                     if (!skip) {

@@ -616,6 +616,7 @@ final class ShardAgent {
         pageCommitted = true;
         pageConnection = null;
         lastCommitNanos = time.nanoTime();
+        writer.committed(attempt);
         PageBatch batch = attempt.batch;
         if (batch != null) {
             listeners.postCommit(batch);

@@ -52,6 +52,11 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
 
 
     @Override
+    public boolean ownsItsDocuments() {
+        return true;
+    }
+
+    @Override
     public boolean wants(String alias) {
         return aliases.contains(alias);
     }

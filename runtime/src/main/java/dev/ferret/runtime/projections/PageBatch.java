@@ -56,6 +56,8 @@ public final class PageBatch {
     private boolean readPendingInEvent;
     /** Whether the unit of work had no writes before the page, so that {@link #restart} can go back to it. */
     private final boolean startedEmpty;
+    /** Snapshots the shard committed in its previous pages, or null when the page reads everything back. */
+    private ShardDocumentCache cache;
 
     /** An event a projection raised, appended in the page's transaction. */
     public record RaisedEvent(String tenantId, String streamId, Object event) {
@@ -117,6 +119,9 @@ public final class PageBatch {
         endEvent();
         for (Key key : reread) {
             committed.remove(key);
+            if (cache != null) {
+                cache.forget(key);
+            }
             current(key);
         }
         return readPending;
@@ -143,6 +148,9 @@ public final class PageBatch {
         endEvent();
         changes.clear();
         committed.clear();
+        if (cache != null) {
+            cache.forgetAll();
+        }
         postCommit.clear();
         messages.clear();
         raisedEvents.clear();
@@ -158,6 +166,9 @@ public final class PageBatch {
             return changes.pending(key);
         }
         committed.remove(key);
+        if (cache != null) {
+            cache.forget(key);
+        }
         preload(key.mapping(), key.tenantId(), List.of(key.id()));
         return committed.get(key);
     }
@@ -178,6 +189,15 @@ public final class PageBatch {
         this.changes = changes;
         this.database = database;
         this.startedEmpty = changes.isEmpty();
+    }
+
+    /**
+     * Reads committed snapshots from {@code cache} before the database, for a shard that is their only writer. The
+     * caller has begun the page on it ({@link ShardDocumentCache#beginPage}).
+     */
+    public PageBatch readingThrough(ShardDocumentCache cache) {
+        this.cache = cache;
+        return this;
     }
 
     /** The database the page's transaction runs in. */
@@ -226,6 +246,10 @@ public final class PageBatch {
         for (String id : ids) {
             Key key = new Key(mapping, tenantId, id);
             if (!committed.containsKey(key) && !changes.isPending(key)) {
+                if (cache != null && cache.knows(key)) {
+                    committed.put(key, cache.get(key));
+                    continue;
+                }
                 committed.put(key, null);
                 unknown.add(id);
             }

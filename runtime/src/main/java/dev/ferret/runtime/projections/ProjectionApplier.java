@@ -50,6 +50,14 @@ public interface ProjectionApplier {
         return false;
     }
 
+    /**
+     * Whether the shard is the only writer of the documents it reads, so that what it committed can be kept between
+     * pages instead of read back ({@link ShardDocumentCache}): true for a snapshot projection.
+     */
+    default boolean ownsItsDocuments() {
+        return false;
+    }
+
     /** Whether this projection can use an event stored under {@code alias}; others are not even deserialized. */
     boolean wants(String alias);
 

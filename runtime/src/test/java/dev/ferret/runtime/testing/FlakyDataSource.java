@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLTransientConnectionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -26,8 +27,15 @@ public final class FlakyDataSource implements DataSource {
     private final AtomicInteger lostRepliesLeft = new AtomicInteger();
     private final AtomicInteger lostReplies = new AtomicInteger();
 
+    private volatile Consumer<String> statements = sql -> { };
+
     public FlakyDataSource(DataSource delegate) {
         this.delegate = delegate;
+    }
+
+    /** Sees the text of every statement prepared on a connection of this data source. */
+    public void observeStatements(Consumer<String> observer) {
+        this.statements = observer;
     }
 
     public void down(boolean down) {
@@ -79,6 +87,10 @@ public final class FlakyDataSource implements DataSource {
     private Connection wrap(Connection connection) {
         return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
                 new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("prepareStatement") && args != null
+                            && args[0] instanceof String sql) {
+                        statements.accept(sql);
+                    }
                     Object result;
                     try {
                         result = method.invoke(connection, args);

@@ -1,0 +1,88 @@
+package dev.ferret.runtime.projections;
+
+import dev.ferret.runtime.documents.DocumentChanges;
+import dev.ferret.runtime.documents.DocumentChanges.Key;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The snapshots a shard wrote in its last pages, so that its next page need not read them back: a snapshot
+ * projection's shard is the only writer of its documents while it holds the shard, so what it committed is what the
+ * table holds. At most {@code capacity} documents, least recently used first out; 0 keeps nothing.
+ *
+ * <p>Valid only across pages that committed one after the other: a page starts with {@link #beginPage} at its
+ * floor, and only {@link #pageCommitted} at that page's end keeps the cache for the next. A page that failed, was
+ * rolled back, cancelled or retried, a floor that is not where the last committed page ended (a rebuild, a restart,
+ * another node having run the shard), and every document an event may have changed in place before it threw
+ * ({@link #forget}) empty it or drop the entry. The instances are the page's own (not copies): an applier may change
+ * them in place, which is why a page that does not commit leaves nothing behind.
+ *
+ * <p>Owned by the shard's page loop: one page at a time, each run handed to the next through the executor, so it
+ * needs no lock.
+ */
+public final class ShardDocumentCache {
+
+    private final int capacity;
+    private final Map<Key, Object> documents;
+    /** The end of the last page that committed with this cache; -1 when none did. */
+    private long validAt = -1;
+    /** Whether a page began and has not committed yet. */
+    private boolean inPage;
+
+    public ShardDocumentCache(int capacity) {
+        this.capacity = capacity;
+        this.documents = new LinkedHashMap<>(16, 0.75f, true) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Key, Object> eldest) {
+                return size() > ShardDocumentCache.this.capacity;
+            }
+        };
+    }
+
+    /** A page starts at {@code floor}: what the cache holds stays only if the last page committed right there. */
+    public void beginPage(long floor) {
+        if (inPage || floor != validAt) {
+            documents.clear();
+        }
+        inPage = true;
+    }
+
+    /** The page that began last committed at {@code end} with these writes: they are the table's state now. */
+    public void pageCommitted(long end, DocumentChanges changes) {
+        if (!inPage) {
+            documents.clear();
+            validAt = -1;
+            return;
+        }
+        if (capacity > 0) {
+            changes.forEach(documents::put);
+        }
+        validAt = end;
+        inPage = false;
+    }
+
+    /** Whether {@code key}'s committed state is known: a document, or null when it does not exist. */
+    boolean knows(Key key) {
+        return documents.containsKey(key);
+    }
+
+    Object get(Key key) {
+        return documents.get(key);
+    }
+
+    /** The instance may have been changed in place by an event that threw: it must be read again. */
+    void forget(Key key) {
+        documents.remove(key);
+    }
+
+    /** Every instance may have been changed in place (the page is applied again from its start). */
+    void forgetAll() {
+        documents.clear();
+    }
+
+    int size() {
+        return documents.size();
+    }
+}

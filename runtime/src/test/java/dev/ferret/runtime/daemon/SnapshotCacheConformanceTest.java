@@ -1,0 +1,132 @@
+package dev.ferret.runtime.daemon;
+
+import static dev.ferret.runtime.daemon.DaemonFixtures.appendTicks;
+import static dev.ferret.runtime.daemon.DaemonFixtures.fastDaemon;
+import static dev.ferret.runtime.daemon.DaemonFixtures.withTally;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ferret.DocumentSession;
+import dev.ferret.DocumentStore;
+import dev.ferret.QuerySession;
+import dev.ferret.StoreOptions;
+import dev.ferret.daemon.ShardState;
+import dev.ferret.runtime.Ferret;
+import dev.ferret.runtime.daemon.DaemonFixtures.Poison;
+import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
+import dev.ferret.runtime.testing.FlakyDataSource;
+import dev.ferret.runtime.testing.TestDatabase;
+import dev.ferret.runtime.testing.TestResources;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A snapshot shard keeps what it committed between its pages ({@code documentCacheSize}) and reads none of it back,
+ * as long as its pages commit one after the other; a page that fails makes it read everything back, and every event
+ * still counts once. Reads of the snapshot table are counted on the data source the store uses.
+ */
+@Tag("conformance")
+class SnapshotCacheConformanceTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final String SHARD = "Tally:All";
+
+    private final TestResources resources = new TestResources();
+
+    @AfterEach
+    void close() throws Exception {
+        DaemonFixtures.poisonous = true;
+        resources.close();
+    }
+
+    @Test
+    void aSnapshotShardReadsBackNoneOfTheSnapshotsItCommittedWhilePagesCommitInTurn() {
+        TestDatabase db = resources.database("snapcache");
+        SnapshotReads reads = new SnapshotReads(db.dataSource());
+        DocumentStore store = resources.add(Ferret.createStore(withTally(fastDaemon(db)).dataSource(reads.dataSource)));
+        appendTicks(store, "a", 30);
+        store.waitForNonStaleProjectionData(WAIT);
+
+        int before = reads.count.get();
+        appendTicks(store, "a", 30);
+        appendTicks(store, "a", 30);
+        store.waitForNonStaleProjectionData(WAIT);
+        assertThat(reads.count.get() - before).as("reads of the snapshot table by the shard").isZero();
+        assertThat(tally(store, "a").count()).isEqualTo(90);
+    }
+
+    @Test
+    void withTheCacheOffEveryPageReadsItsSnapshotsBack() {
+        TestDatabase db = resources.database("snapnocache");
+        SnapshotReads reads = new SnapshotReads(db.dataSource());
+        StoreOptions options = withTally(fastDaemon(db)).dataSource(reads.dataSource);
+        options.daemon().documentCacheSize(0);
+        DocumentStore store = resources.add(Ferret.createStore(options));
+        appendTicks(store, "a", 30);
+        store.waitForNonStaleProjectionData(WAIT);
+
+        int before = reads.count.get();
+        appendTicks(store, "a", 30);
+        store.waitForNonStaleProjectionData(WAIT);
+        assertThat(reads.count.get() - before).as("reads of the snapshot table by the shard").isPositive();
+        assertThat(tally(store, "a").count()).isEqualTo(60);
+    }
+
+    @Test
+    void afterAPageFailsTheShardReadsItsSnapshotsBackAndCountsEveryEventOnce() {
+        TestDatabase db = resources.database("snapfail");
+        SnapshotReads reads = new SnapshotReads(db.dataSource());
+        DocumentStore store = resources.add(Ferret.createStore(withTally(fastDaemon(db)).dataSource(reads.dataSource)));
+        appendTicks(store, "a", 30);
+        store.waitForNonStaleProjectionData(WAIT);
+        // ticks, then a poison in the same stream: the page that holds it fails and rolls back its ticks too
+        try (DocumentSession session = store.openSession()) {
+            for (int i = 0; i < 10; i++) {
+                session.events().append("a", new DaemonFixtures.Tick(100 + i));
+            }
+            session.events().append("a", new Poison("bad data"));
+            session.events().append("a", new DaemonFixtures.Tick(200));
+            session.saveChanges();
+        }
+        await().atMost(WAIT).until(() -> state(store) == ShardState.PAUSED);
+
+        int before = reads.count.get();
+        DaemonFixtures.poisonous = false;
+        store.daemon().restart(SHARD);
+        store.waitForNonStaleProjectionData(WAIT);
+        assertThat(reads.count.get() - before).as("reads of the snapshot table after the failed page").isPositive();
+        assertThat(tally(store, "a").count()).as("30 + 10 ticks, the poison, then 1 tick").isEqualTo(41);
+        assertThat(tally(store, "a").lastTick()).isEqualTo(200);
+    }
+
+    private static ShardState state(DocumentStore store) {
+        return store.daemon().status().shards().stream().filter(s -> s.name().equals(SHARD)).findFirst()
+                .orElseThrow().state();
+    }
+
+    private static Tally tally(DocumentStore store, String id) {
+        try (QuerySession session = store.querySession()) {
+            return session.load(Tally.class, id).orElseThrow();
+        }
+    }
+
+    /** Counts the statements prepared to read the snapshot table, on every connection the store takes. */
+    private static final class SnapshotReads {
+
+        final AtomicInteger count = new AtomicInteger();
+        final FlakyDataSource dataSource;
+
+        SnapshotReads(DataSource delegate) {
+            dataSource = new FlakyDataSource(delegate);
+            dataSource.observeStatements(sql -> {
+                if (sql.startsWith("SELECT") && sql.contains("pc_doc_tally")) {
+                    count.incrementAndGet();
+                }
+            });
+        }
+    }
+}
