@@ -165,7 +165,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         if (inlineEvents != null && !inlineEvents.isEmpty()) {
             applyInline(c, inlineEvents);
         }
-        documentChanges.write(c, context.serializer(), now);
+        documentChanges.write(c, context.dialect(), context.serializer(), now);
     }
 
     /**

@@ -151,7 +151,7 @@ final class PageWriter {
             }
             attempt.batch = batch;
             List<ChangeSet> changeSets = listeners.beforeCommit(batch, silent);
-            batch.changes().write(c, context.serializer(), now);
+            batch.changes().write(c, context.dialect(), context.serializer(), now);
             DeadLetter.insert(c, parts, name, deadLetters, now);
             if (!silent && !attempt.warmingUp) {
                 // side effects commit with the page or not at all; a rebuild and a gated warm-up write none

@@ -183,6 +183,16 @@ public interface Dialect {
         return state != null && (state.startsWith("08") || state.equals("40001"));
     }
 
+    /**
+     * Binds the documents of one {@link DocumentSql#upsertMany()} from parameter 2 on (parameter 1 is the
+     * timestamp): their ids, tenant ids and JSON, in the same order. Only for an engine whose {@code upsertMany} is
+     * not empty.
+     */
+    default void bindUpsertMany(Connection connection, PreparedStatement statement, List<String> ids,
+                                List<String> tenantIds, List<String> json) throws SQLException {
+        throw new UnsupportedOperationException(engine() + " upserts documents as a JDBC batch");
+    }
+
     /** Binds a list of document ids to the single id-list parameter of {@link DocumentSql#loadMany()}. */
     void bindIds(Connection connection, PreparedStatement statement, int index, List<String> ids)
             throws SQLException;

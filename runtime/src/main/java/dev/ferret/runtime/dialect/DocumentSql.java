@@ -11,7 +11,15 @@ package dev.ferret.runtime.dialect;
  * @param countAll     (tenant_id) -&gt; count; filters appended the same way
  * @param deleteAll    () every document of every tenant, for a projection rebuild
  * @param deleteTenant (tenant_id) every document of one tenant, for a one-tenant rebuild
+ * @param upsertMany   (last_modified, then ids, tenant ids and data {@link Dialect#bindUpsertMany bound by the
+ *                     dialect}): {@link #upsert} of many documents in one statement; empty where the engine runs
+ *                     {@code upsert} as a JDBC batch instead
  */
 public record DocumentSql(String upsert, String delete, String load, String loadMany, String selectAll,
-                          String countAll, String deleteAll, String deleteTenant) {
+                          String countAll, String deleteAll, String deleteTenant, String upsertMany) {
+
+    /** Whether {@link #upsertMany} is there to use. */
+    public boolean upsertsInOneStatement() {
+        return !upsertMany.isEmpty();
+    }
 }

@@ -1,5 +1,6 @@
 package dev.ferret.runtime.documents;
 
+import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.JsonSerializer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -113,7 +114,8 @@ public final class DocumentChanges {
     }
 
     /** Writes everything on {@code connection}, inside the caller's transaction. */
-    public void write(Connection connection, JsonSerializer serializer, OffsetDateTime now) throws SQLException {
+    public void write(Connection connection, Dialect dialect, JsonSerializer serializer, OffsetDateTime now)
+            throws SQLException {
         Map<DocumentMapping<?>, List<Map.Entry<Key, Object>>> byMapping = new LinkedHashMap<>();
         for (Map.Entry<Key, Object> change : changes.entrySet()) {
             byMapping.computeIfAbsent(change.getKey().mapping(), m -> new ArrayList<>()).add(change);
@@ -122,10 +124,18 @@ public final class DocumentChanges {
             DocumentMapping<?> mapping = group.getKey();
             PreparedStatement upsert = null;
             PreparedStatement delete = null;
+            List<String> manyIds = new ArrayList<>();
+            List<String> manyTenants = new ArrayList<>();
+            List<String> manyJson = new ArrayList<>();
+            boolean inOneStatement = mapping.sql().upsertsInOneStatement();
             try {
                 for (Map.Entry<Key, Object> change : group.getValue()) {
                     Key key = change.getKey();
-                    if (change.getValue() == DELETED) {
+                    if (change.getValue() != DELETED && inOneStatement) {
+                        manyIds.add(key.id());
+                        manyTenants.add(key.tenantId());
+                        manyJson.add(serializer.toJson(change.getValue()));
+                    } else if (change.getValue() == DELETED) {
                         if (delete == null) {
                             delete = connection.prepareStatement(mapping.sql().delete());
                         }
@@ -145,6 +155,12 @@ public final class DocumentChanges {
                 }
                 if (upsert != null) {
                     upsert.executeBatch();
+                }
+                if (!manyIds.isEmpty()) {
+                    upsert = connection.prepareStatement(mapping.sql().upsertMany());
+                    upsert.setObject(1, now);
+                    dialect.bindUpsertMany(connection, upsert, manyIds, manyTenants, manyJson);
+                    upsert.executeUpdate();
                 }
                 if (delete != null) {
                     delete.executeBatch();

@@ -289,7 +289,8 @@ public final class H2Dialect implements Dialect {
                 "SELECT CAST(data AS VARCHAR) FROM " + table + " WHERE tenant_id = ?",
                 "SELECT COUNT(*) FROM " + table + " WHERE tenant_id = ?",
                 "DELETE FROM " + table,
-                "DELETE FROM " + table + " WHERE tenant_id = ?");
+                "DELETE FROM " + table + " WHERE tenant_id = ?",
+                "");
     }
 
     @Override

@@ -240,7 +240,15 @@ public final class PostgresDialect implements Dialect {
                 "SELECT data FROM " + table + " WHERE tenant_id = ?",
                 "SELECT count(*) FROM " + table + " WHERE tenant_id = ?",
                 "DELETE FROM " + table,
-                "DELETE FROM " + table + " WHERE tenant_id = ?");
+                "DELETE FROM " + table + " WHERE tenant_id = ?",
+                // one statement for a page's documents instead of one execution per document; the map they come
+                // from holds each key once, so no row is hit twice (which ON CONFLICT refuses)
+                "INSERT INTO " + table + " AS d (id, tenant_id, data, version, last_modified)"
+                        + " SELECT u.id, u.tenant_id, CAST(u.data AS jsonb), 1, ?"
+                        + " FROM unnest(CAST(? AS varchar[]), CAST(? AS varchar[]), CAST(? AS text[]))"
+                        + " AS u(id, tenant_id, data)"
+                        + " ON CONFLICT (tenant_id, id) DO UPDATE"
+                        + " SET data = EXCLUDED.data, version = d.version + 1, last_modified = EXCLUDED.last_modified");
     }
 
     @Override
@@ -357,6 +365,14 @@ public final class PostgresDialect implements Dialect {
     @Override
     public String propertyEquals(TableNames names) {
         return "data ->> ? = ?";
+    }
+
+    @Override
+    public void bindUpsertMany(Connection connection, PreparedStatement statement, List<String> ids,
+                               List<String> tenantIds, List<String> json) throws SQLException {
+        statement.setArray(2, connection.createArrayOf("varchar", ids.toArray()));
+        statement.setArray(3, connection.createArrayOf("varchar", tenantIds.toArray()));
+        statement.setArray(4, connection.createArrayOf("text", json.toArray()));
     }
 
     @Override

@@ -295,7 +295,8 @@ public final class SqlServerDialect implements Dialect {
                 "SELECT data FROM " + table + " WHERE tenant_id = ?",
                 "SELECT COUNT_BIG(*) FROM " + table + " WHERE tenant_id = ?",
                 "DELETE FROM " + table,
-                "DELETE FROM " + table + " WHERE tenant_id = ?");
+                "DELETE FROM " + table + " WHERE tenant_id = ?",
+                "");
     }
 
     @Override
