@@ -16,6 +16,7 @@ import dev.ferret.runtime.conformance.Fixtures.OrderPlaced;
 import dev.ferret.runtime.conformance.Fixtures.WrongIdType;
 import dev.ferret.runtime.testing.TestDatabase;
 import java.util.List;
+import java.util.ArrayList;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,6 +49,35 @@ class DocumentStoreConformanceTest {
 
     private static String id() {
         return "c-" + UUID.randomUUID();
+    }
+
+    @Test
+    void manyDocumentsStoredInOneUnitOfWorkAreEachWrittenOnceAndReplacedWithTheirVersionBumped() {
+        String tenant = "many-" + UUID.randomUUID();
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            ids.add(id());
+        }
+        try (DocumentSession session = store.openSession(tenant)) {
+            ids.forEach(id -> session.store(new Customer(id, "n", "Active", 1, false)));
+            session.saveChanges();
+        }
+        try (DocumentSession session = store.openSession(tenant)) {
+            // one deleted among the replaced: both kinds of change in one write of the same type
+            ids.subList(1, ids.size()).forEach(id -> session.store(new Customer(id, "n", "Lapsed", 2, true)));
+            session.delete(Customer.class, ids.get(0));
+            session.saveChanges();
+        }
+        String table = db.table("pc_doc_customer");
+        assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE tenant_id = '" + tenant + "'"))
+                .isEqualTo(299);
+        assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE tenant_id = '" + tenant
+                + "' AND version = 2")).isEqualTo(299);
+        try (QuerySession session = store.querySession(tenant)) {
+            assertThat(session.load(Customer.class, ids.get(299))).contains(new Customer(ids.get(299), "n", "Lapsed",
+                    2, true));
+            assertThat(session.load(Customer.class, ids.get(0))).isEmpty();
+        }
     }
 
     @Test
