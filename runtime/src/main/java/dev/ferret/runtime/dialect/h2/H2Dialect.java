@@ -290,7 +290,17 @@ public final class H2Dialect implements Dialect {
                 "SELECT COUNT(*) FROM " + table + " WHERE tenant_id = ?",
                 "DELETE FROM " + table,
                 "DELETE FROM " + table + " WHERE tenant_id = ?",
-                "");
+                // one statement for a page's documents of this type instead of one MERGE execution per document
+                "MERGE INTO " + table + " AS d"
+                        + " USING (SELECT u.id, u.tenant_id, u.data FORMAT JSON AS data,"
+                        + " CAST(?1 AS TIMESTAMP WITH TIME ZONE) AS last_modified"
+                        + " FROM UNNEST(CAST(?2 AS " + TEXT + " ARRAY), CAST(?3 AS " + TEXT + " ARRAY),"
+                        + " CAST(?4 AS VARCHAR ARRAY)) AS u(id, tenant_id, data)) AS src"
+                        + " ON d.tenant_id = src.tenant_id AND d.id = src.id"
+                        + " WHEN MATCHED THEN UPDATE SET data = src.data, version = d.version + 1,"
+                        + " last_modified = src.last_modified"
+                        + " WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified)"
+                        + " VALUES (src.id, src.tenant_id, src.data, 1, src.last_modified)");
     }
 
     @Override
@@ -390,6 +400,14 @@ public final class H2Dialect implements Dialect {
     @Override
     public String propertyEquals(TableNames t) {
         return jsonTextFunction(t) + "(CAST(data AS VARCHAR), ?) = ?";
+    }
+
+    @Override
+    public void bindUpsertMany(Connection connection, PreparedStatement statement, List<String> ids,
+                               List<String> tenantIds, List<String> json) throws SQLException {
+        statement.setObject(2, ids.toArray(new String[0]));
+        statement.setObject(3, tenantIds.toArray(new String[0]));
+        statement.setObject(4, json.toArray(new String[0]));
     }
 
     @Override
