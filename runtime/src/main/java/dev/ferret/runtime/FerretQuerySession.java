@@ -7,6 +7,7 @@ import dev.ferret.IdLimits;
 import dev.ferret.QuerySession;
 import dev.ferret.StreamState;
 import dev.ferret.runtime.context.StoreContext;
+import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.documents.DocumentMapping;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -15,9 +16,11 @@ import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /** Reads for one tenant. Each read borrows a connection for its own duration only. */
 class FerretQuerySession implements QuerySession {
@@ -63,13 +66,20 @@ class FerretQuerySession implements QuerySession {
         if (ids.isEmpty()) {
             return List.of();
         }
-        List<String> keys = new ArrayList<>(ids.size());
-        ids.forEach(id -> keys.add(mapping.idFrom(id)));
+        // each document once, however often its id is asked for: the read-back joins on the ids it is given
+        Set<String> unique = new LinkedHashSet<>();
+        ids.forEach(id -> unique.add(mapping.idFrom(id)));
+        List<String> keys = new ArrayList<>(unique);
         try (Connection c = context.dataSourceOf(tenantId).getConnection();
              PreparedStatement ps = c.prepareStatement(mapping.sql().loadMany())) {
-            ps.setString(1, tenantId);
-            context.dialect().bindIds(c, ps, 2, keys);
-            return readDocuments(ps, type);
+            List<T> documents = new ArrayList<>();
+            for (int from = 0; from < keys.size(); from += DocumentChanges.MAX_ARRAY_PARAMETER) {
+                ps.setString(1, tenantId);
+                context.dialect().bindIds(c, ps, 2,
+                        keys.subList(from, Math.min(keys.size(), from + DocumentChanges.MAX_ARRAY_PARAMETER)));
+                documents.addAll(readDocuments(ps, type));
+            }
+            return documents;
         } catch (SQLException e) {
             throw failure("loading " + keys.size() + " " + type.getSimpleName() + " documents", e);
         }

@@ -73,6 +73,13 @@ final class PageWriter {
         this.snapshots = applier.ownsItsDocuments() && cacheSize > 0 ? new ShardDocumentCache(cacheSize) : null;
     }
 
+    /** The shard is (re)starting, on the thread that starts it: its next page reads its snapshots back. */
+    void restarted() {
+        if (snapshots != null) {
+            snapshots.restarted();
+        }
+    }
+
     /** The page of {@code attempt} committed: its writes are the table's state for the next page to start from. */
     void committed(PageAttempt attempt) {
         if (snapshots != null && attempt.batch != null) {

@@ -198,6 +198,8 @@ final class ShardAgent {
 
     /** Starts (or restarts) from the persisted progression. */
     void start() {
+        // someone else may have run the shard since its last page, up to the very floor it will read
+        writer.restarted();
         synchronized (this) {
             error = null;
             floor = -1;

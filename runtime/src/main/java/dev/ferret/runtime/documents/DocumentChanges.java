@@ -1,7 +1,7 @@
 package dev.ferret.runtime.documents;
 
-import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.JsonSerializer;
+import dev.ferret.runtime.dialect.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -34,7 +34,15 @@ public final class DocumentChanges {
     /** Marks, in the undo log, a key that had no pending change before. */
     private static final Object ABSENT = new Object();
 
+    /**
+     * Most values bound to one array parameter at a time: H2 refuses arrays longer than 65,536, and a page or a unit
+     * of work may write more documents of one type than that.
+     */
+    public static final int MAX_ARRAY_PARAMETER = 10_000;
+
     private final Map<Key, Object> changes = new LinkedHashMap<>();
+    /** What the last {@link #write} stored, per key: the JSON written, or null for a deletion. */
+    private final Map<Key, String> written = new LinkedHashMap<>();
     /** While logging: every write since {@link #beginUndo}, with the change its key held before it. */
     private final List<Key> undoKeys = new ArrayList<>();
     private final List<Object> undoPrior = new ArrayList<>();
@@ -108,14 +116,21 @@ public final class DocumentChanges {
         changes.forEach((key, change) -> action.accept(key, change == DELETED ? null : change));
     }
 
+    /** What the last {@link #write} stored: each key with the JSON written, or null for a deletion. */
+    public void forEachWritten(BiConsumer<Key, String> action) {
+        written.forEach(action);
+    }
+
     public void clear() {
         changes.clear();
+        written.clear();
         endUndo();
     }
 
     /** Writes everything on {@code connection}, inside the caller's transaction. */
     public void write(Connection connection, Dialect dialect, JsonSerializer serializer, OffsetDateTime now)
             throws SQLException {
+        written.clear();
         Map<DocumentMapping<?>, List<Map.Entry<Key, Object>>> byMapping = new LinkedHashMap<>();
         for (Map.Entry<Key, Object> change : changes.entrySet()) {
             byMapping.computeIfAbsent(change.getKey().mapping(), m -> new ArrayList<>()).add(change);
@@ -132,10 +147,13 @@ public final class DocumentChanges {
                 for (Map.Entry<Key, Object> change : group.getValue()) {
                     Key key = change.getKey();
                     if (change.getValue() != DELETED && inOneStatement) {
+                        String json = serializer.toJson(change.getValue());
+                        written.put(key, json);
                         manyIds.add(key.id());
                         manyTenants.add(key.tenantId());
-                        manyJson.add(serializer.toJson(change.getValue()));
+                        manyJson.add(json);
                     } else if (change.getValue() == DELETED) {
+                        written.put(key, null);
                         if (delete == null) {
                             delete = connection.prepareStatement(mapping.sql().delete());
                         }
@@ -148,7 +166,9 @@ public final class DocumentChanges {
                         }
                         upsert.setString(1, key.id());
                         upsert.setString(2, key.tenantId());
-                        upsert.setString(3, serializer.toJson(change.getValue()));
+                        String json = serializer.toJson(change.getValue());
+                        written.put(key, json);
+                        upsert.setString(3, json);
                         upsert.setObject(4, now);
                         upsert.addBatch();
                     }
@@ -158,9 +178,13 @@ public final class DocumentChanges {
                 }
                 if (!manyIds.isEmpty()) {
                     upsert = connection.prepareStatement(mapping.sql().upsertMany());
-                    upsert.setObject(1, now);
-                    dialect.bindUpsertMany(connection, upsert, manyIds, manyTenants, manyJson);
-                    upsert.executeUpdate();
+                    for (int from = 0; from < manyIds.size(); from += MAX_ARRAY_PARAMETER) {
+                        int to = Math.min(manyIds.size(), from + MAX_ARRAY_PARAMETER);
+                        upsert.setObject(1, now);
+                        dialect.bindUpsertMany(connection, upsert, manyIds.subList(from, to),
+                                manyTenants.subList(from, to), manyJson.subList(from, to));
+                        upsert.executeUpdate();
+                    }
                 }
                 if (delete != null) {
                     delete.executeBatch();

@@ -247,7 +247,8 @@ public final class PageBatch {
             Key key = new Key(mapping, tenantId, id);
             if (!committed.containsKey(key) && !changes.isPending(key)) {
                 if (cache != null && cache.knows(key)) {
-                    committed.put(key, cache.get(key));
+                    String json = cache.json(key);
+                    committed.put(key, json == null ? null : context.serializer().fromJson(json, mapping.type()));
                     continue;
                 }
                 committed.put(key, null);
@@ -258,12 +259,15 @@ public final class PageBatch {
             return;
         }
         try (PreparedStatement ps = connection.prepareStatement(mapping.sql().loadMany())) {
-            ps.setString(1, tenantId);
-            context.dialect().bindIds(connection, ps, 2, unknown);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    Object document = context.serializer().fromJson(rs.getString(1), mapping.type());
-                    committed.put(new Key(mapping, tenantId, mapping.idOf(document)), document);
+            for (int from = 0; from < unknown.size(); from += DocumentChanges.MAX_ARRAY_PARAMETER) {
+                ps.setString(1, tenantId);
+                context.dialect().bindIds(connection, ps, 2,
+                        unknown.subList(from, Math.min(unknown.size(), from + DocumentChanges.MAX_ARRAY_PARAMETER)));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        Object document = context.serializer().fromJson(rs.getString(1), mapping.type());
+                        committed.put(new Key(mapping, tenantId, mapping.idOf(document)), document);
+                    }
                 }
             }
         }

@@ -81,6 +81,38 @@ class DocumentStoreConformanceTest {
     }
 
     @Test
+    void moreDocumentsOfOneTypeThanAnArrayParameterHoldsAreWrittenAndLoadedTogether() {
+        // H2 refuses arrays longer than 65,536; writes and loads bind at most 10,000 ids at a time
+        String tenant = "bulk-" + UUID.randomUUID();
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 70_000; i++) {
+            ids.add("b-" + i);
+        }
+        try (DocumentSession session = store.openSession(tenant)) {
+            ids.forEach(id -> session.store(new Customer(id, "n", "Active", 1, false)));
+            session.saveChanges();
+        }
+        assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_doc_customer") + " WHERE tenant_id = '"
+                + tenant + "'")).isEqualTo(70_000);
+        try (QuerySession session = store.querySession(tenant)) {
+            assertThat(session.loadMany(Customer.class, ids)).hasSize(70_000);
+        }
+    }
+
+    @Test
+    void loadManyReturnsEachDocumentOnceHoweverOftenItsIdIsAskedFor() {
+        String id = id();
+        try (DocumentSession session = store.openSession()) {
+            session.store(new Customer(id, "Dora", "Active", 1, false));
+            session.saveChanges();
+        }
+        try (QuerySession session = store.querySession()) {
+            assertThat(session.loadMany(Customer.class, List.of(id, id, id)))
+                    .containsExactly(new Customer(id, "Dora", "Active", 1, false));
+        }
+    }
+
+    @Test
     void storeLoadReplaceAndDelete() {
         String id = id();
         try (DocumentSession session = store.openSession()) {
