@@ -27,8 +27,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,6 +82,7 @@ final class StoreAssembly {
         for (SubscriptionBase subscription : options.projections().subscriptions()) {
             async.add(ProjectionApplier.of(subscription, context));
         }
+        markSharedDocumentTypes(inline, async);
         // the daemon's threads read this copy; the caller's settings are sealed against changes from here on
         DaemonSettings settings = options.daemon().sealForStart();
         DaemonSessions sessions = new DaemonSessions();
@@ -121,6 +124,19 @@ final class StoreAssembly {
     }
 
     /** Reads the server settings the engine needs checked, on every database. */
+    /** A document type two registrations write has no single writer: no shard may keep it between its pages. */
+    private static void markSharedDocumentTypes(List<ProjectionApplier> inline, List<ProjectionApplier> async) {
+        Map<Class<?>, Integer> writers = new HashMap<>();
+        List<ProjectionApplier> all = new ArrayList<>(inline);
+        all.addAll(async);
+        all.forEach(applier -> applier.documentTypes().forEach(type -> writers.merge(type, 1, Integer::sum)));
+        for (ProjectionApplier applier : all) {
+            if (applier.documentTypes().stream().anyMatch(type -> writers.get(type) > 1)) {
+                applier.sharesItsDocuments();
+            }
+        }
+    }
+
     private static void checkServers(StoreContext context) {
         if (context.dialect().serverReportSql(context.names()).isEmpty()) {
             return;

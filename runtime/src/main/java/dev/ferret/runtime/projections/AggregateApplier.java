@@ -35,6 +35,8 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
     private final Map<Class<?>, Function<Object, Collection<?>>> routes;
     private final Set<String> aliases = new HashSet<>();
     private final AggregateProjection.SideEffectRaiser<T> raiser;
+    /** Set at assembly, before any shard runs, when another registration writes the same document type. */
+    private boolean sharesItsDocuments;
 
     AggregateApplier(AggregateProjection<T, ?> projection, StoreContext context) {
         super(projection);
@@ -53,7 +55,12 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
 
     @Override
     public boolean ownsItsDocuments() {
-        return true;
+        return !sharesItsDocuments;
+    }
+
+    @Override
+    public void sharesItsDocuments() {
+        sharesItsDocuments = true;
     }
 
     @Override

@@ -58,6 +58,13 @@ public interface ProjectionApplier {
         return false;
     }
 
+    /**
+     * Called at assembly, before any shard runs, when another registration (another projection, or another version
+     * of this one) writes one of its document types: it is then not their only writer.
+     */
+    default void sharesItsDocuments() {
+    }
+
     /** Whether this projection can use an event stored under {@code alias}; others are not even deserialized. */
     boolean wants(String alias);
 

@@ -8,9 +8,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
+import dev.ferret.EventEnvelope;
 import dev.ferret.QuerySession;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.ShardState;
+import dev.ferret.projections.DocumentOperations;
+import dev.ferret.projections.EventProjection;
+import dev.ferret.projections.Lifecycle;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.daemon.DaemonFixtures.Poison;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
@@ -65,6 +69,28 @@ class SnapshotCacheConformanceTest {
         SnapshotReads reads = new SnapshotReads(db.dataSource());
         StoreOptions options = withTally(fastDaemon(db)).dataSource(reads.dataSource);
         options.daemon().documentCacheSize(0);
+        DocumentStore store = resources.add(Ferret.createStore(options));
+        appendTicks(store, "a", 30);
+        store.waitForNonStaleProjectionData(WAIT);
+
+        int before = reads.count.get();
+        appendTicks(store, "a", 30);
+        store.waitForNonStaleProjectionData(WAIT);
+        assertThat(reads.count.get() - before).as("reads of the snapshot table by the shard").isPositive();
+        assertThat(tally(store, "a").count()).isEqualTo(60);
+    }
+
+    @Test
+    void aSnapshotTypeAnotherProjectionAlsoWritesIsReadBackOnEveryPage() {
+        TestDatabase db = resources.database("snapshared");
+        SnapshotReads reads = new SnapshotReads(db.dataSource());
+        StoreOptions options = withTally(fastDaemon(db)).dataSource(reads.dataSource);
+        // declares Tally as a document type it writes (it never does here): the snapshot has two writers
+        options.projections().add(new EventProjection("AlsoTally", Tally.class) {
+            @Override
+            public void apply(EventEnvelope event, DocumentOperations operations) {
+            }
+        }, Lifecycle.ASYNC);
         DocumentStore store = resources.add(Ferret.createStore(options));
         appendTicks(store, "a", 30);
         store.waitForNonStaleProjectionData(WAIT);
