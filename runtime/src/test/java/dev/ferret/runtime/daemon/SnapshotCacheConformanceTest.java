@@ -52,14 +52,7 @@ class SnapshotCacheConformanceTest {
         TestDatabase db = resources.database("snapcache");
         SnapshotReads reads = new SnapshotReads(db.dataSource());
         DocumentStore store = resources.add(Ferret.createStore(withTally(fastDaemon(db)).dataSource(reads.dataSource)));
-        appendTicks(store, "a", 30);
-        store.waitForNonStaleProjectionData(WAIT);
-
-        int before = reads.count.get();
-        appendTicks(store, "a", 30);
-        appendTicks(store, "a", 30);
-        store.waitForNonStaleProjectionData(WAIT);
-        assertThat(reads.count.get() - before).as("reads of the snapshot table by the shard").isZero();
+        assertThat(readsOverLaterPages(store, reads, 2)).as("reads of the snapshot table by the shard").isZero();
         assertThat(tally(store, "a").count()).isEqualTo(90);
     }
 
@@ -70,13 +63,7 @@ class SnapshotCacheConformanceTest {
         StoreOptions options = withTally(fastDaemon(db)).dataSource(reads.dataSource);
         options.daemon().documentCacheSize(0);
         DocumentStore store = resources.add(Ferret.createStore(options));
-        appendTicks(store, "a", 30);
-        store.waitForNonStaleProjectionData(WAIT);
-
-        int before = reads.count.get();
-        appendTicks(store, "a", 30);
-        store.waitForNonStaleProjectionData(WAIT);
-        assertThat(reads.count.get() - before).as("reads of the snapshot table by the shard").isPositive();
+        assertThat(readsOverLaterPages(store, reads, 1)).as("reads of the snapshot table by the shard").isPositive();
         assertThat(tally(store, "a").count()).isEqualTo(60);
     }
 
@@ -92,13 +79,7 @@ class SnapshotCacheConformanceTest {
             }
         }, Lifecycle.ASYNC);
         DocumentStore store = resources.add(Ferret.createStore(options));
-        appendTicks(store, "a", 30);
-        store.waitForNonStaleProjectionData(WAIT);
-
-        int before = reads.count.get();
-        appendTicks(store, "a", 30);
-        store.waitForNonStaleProjectionData(WAIT);
-        assertThat(reads.count.get() - before).as("reads of the snapshot table by the shard").isPositive();
+        assertThat(readsOverLaterPages(store, reads, 1)).as("reads of the snapshot table by the shard").isPositive();
         assertThat(tally(store, "a").count()).isEqualTo(60);
     }
 
@@ -127,6 +108,18 @@ class SnapshotCacheConformanceTest {
         assertThat(reads.count.get() - before).as("reads of the snapshot table after the failed page").isPositive();
         assertThat(tally(store, "a").count()).as("30 + 10 ticks, the poison, then 1 tick").isEqualTo(41);
         assertThat(tally(store, "a").lastTick()).isEqualTo(200);
+    }
+
+    /** Appends 30 ticks and waits; then counts the snapshot reads over {@code saves} more saves of 30 ticks. */
+    private static int readsOverLaterPages(DocumentStore store, SnapshotReads reads, int saves) {
+        appendTicks(store, "a", 30);
+        store.waitForNonStaleProjectionData(WAIT);
+        int before = reads.count.get();
+        for (int i = 0; i < saves; i++) {
+            appendTicks(store, "a", 30);
+        }
+        store.waitForNonStaleProjectionData(WAIT);
+        return reads.count.get() - before;
     }
 
     private static ShardState state(DocumentStore store) {
