@@ -6,7 +6,6 @@ import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.runtime.Ferret;
-import dev.ferret.runtime.dialect.postgresql.PostgresDialect;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.Statement;
@@ -59,14 +58,7 @@ public final class AppendBenchmark {
     }
 
     private void run() throws Exception {
-        HikariConfig config = new HikariConfig();
-        config.setPoolName("append-bench");
-        config.setJdbcUrl(url);
-        if (url.startsWith("jdbc:postgresql:")) {
-            // as on a pool Ferret opens itself
-            config.setConnectionInitSql(PostgresDialect.CUSTOM_PLANS);
-        }
-        config.setMaximumPoolSize(writers + 2);
+        HikariConfig config = BenchArgs.poolConfig("append-bench", url, writers + 2);
         try (HikariDataSource ds = new HikariDataSource(config)) {
             String engine;
             try (Connection c = ds.getConnection()) {

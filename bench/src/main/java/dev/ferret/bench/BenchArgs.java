@@ -1,5 +1,7 @@
 package dev.ferret.bench;
 
+import com.zaxxer.hikari.HikariConfig;
+import dev.ferret.runtime.engines.Dialects;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -36,5 +38,15 @@ final class BenchArgs {
             case "postgres", "postgresql" -> "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
             default -> throw new IllegalArgumentException("engine must be h2 or postgres, was: " + engine);
         };
+    }
+
+    /** A pool on {@code url} set up the way Ferret sets up a pool it opens itself. */
+    static HikariConfig poolConfig(String name, String url, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setPoolName(name);
+        config.setJdbcUrl(url);
+        config.setConnectionInitSql(Dialects.connectionInitSql(url));
+        config.setMaximumPoolSize(size);
+        return config;
     }
 }

@@ -12,7 +12,6 @@ import dev.ferret.daemon.ChangeSet;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.runtime.Ferret;
-import dev.ferret.runtime.dialect.postgresql.PostgresDialect;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.TableNames;
@@ -126,14 +125,7 @@ public final class CatchUpBenchmark {
     }
 
     private void run() throws Exception {
-        HikariConfig config = new HikariConfig();
-        config.setPoolName("bench");
-        config.setJdbcUrl(url);
-        if (url.startsWith("jdbc:postgresql:")) {
-            // as on a pool Ferret opens itself
-            config.setConnectionInitSql(PostgresDialect.CUSTOM_PLANS);
-        }
-        config.setMaximumPoolSize(10);
+        HikariConfig config = BenchArgs.poolConfig("bench", url, 10);
         try (HikariDataSource ds = new HikariDataSource(config)) {
             String engineDescription;
             try (Connection c = ds.getConnection()) {

@@ -8,7 +8,6 @@ import dev.ferret.DatabaseEngine;
 import dev.ferret.DatabaseException;
 import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
-import dev.ferret.runtime.dialect.postgresql.PostgresDialect;
 import dev.ferret.runtime.engines.Dialects;
 import java.lang.reflect.Method;
 import java.sql.Connection;
@@ -80,9 +79,7 @@ public final class Ferret {
         config.setJdbcUrl(url);
         config.setUsername(username);
         config.setPassword(password);
-        if (url.startsWith("jdbc:postgresql:")) {
-            config.setConnectionInitSql(PostgresDialect.CUSTOM_PLANS);
-        }
+        config.setConnectionInitSql(Dialects.connectionInitSql(url));
         try {
             return new HikariDataSource(config);
         } catch (HikariPool.PoolInitializationException | IllegalArgumentException | IllegalStateException e) {

@@ -34,6 +34,15 @@ public final class Dialects {
         };
     }
 
+    /**
+     * What a pool opened on {@code jdbcUrl} runs on each new connection, or null for nothing: on PostgreSQL, plans
+     * made with each statement's parameters ({@link PostgresDialect#CUSTOM_PLANS}). For pools Ferret opens itself, and
+     * for any pool that should behave like them.
+     */
+    public static String connectionInitSql(String jdbcUrl) {
+        return jdbcUrl.startsWith("jdbc:postgresql:") ? PostgresDialect.CUSTOM_PLANS : null;
+    }
+
     public static DatabaseEngine detect(DatabaseMetaData metaData) throws SQLException {
         String product = metaData.getDatabaseProductName();
         if (product.startsWith("Microsoft SQL Server")) {
