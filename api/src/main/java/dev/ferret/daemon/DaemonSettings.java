@@ -39,6 +39,12 @@ public final class DaemonSettings {
                     + " projected, so keep it well above your longest append transaction");
     public static final Setting<Integer> BATCH_SIZE = declare("batchSize", "daemon.batch-size", Integer.class, 500,
             Rule.between(1, 100_000), "events per page");
+    public static final Setting<Integer> MAX_BATCH_GROWTH = declare("maxBatchGrowth", "daemon.max-batch-growth",
+            Integer.class, 10, Rule.between(1, 1_000),
+            "while a shard is far behind its mark each full page doubles the next, up to this multiple of"
+                    + " `batchSize` (and at most 100,000 events, and a quarter of `tenantLoadBudget` when one is set);"
+                    + " the first page that is not full, and any failed page, go back to `batchSize`; 1 keeps every"
+                    + " page at `batchSize`");
     public static final Setting<Integer> DOCUMENT_CACHE_SIZE = declare("documentCacheSize",
             "daemon.document-cache-size", Integer.class, 1_000, Rule.between(0, 10_000_000),
             "snapshots a snapshot projection's shard keeps between pages instead of reading them back (it is their"
@@ -316,6 +322,11 @@ public final class DaemonSettings {
         return set(BATCH_SIZE, batchSize);
     }
 
+    /** See {@link #MAX_BATCH_GROWTH}; default 10 (pages of up to 5,000 events at the default batch size). */
+    public DaemonSettings maxBatchGrowth(int factor) {
+        return set(MAX_BATCH_GROWTH, factor);
+    }
+
     /** See {@link #DOCUMENT_CACHE_SIZE}; default 1,000 per shard. */
     public DaemonSettings documentCacheSize(int documents) {
         return set(DOCUMENT_CACHE_SIZE, documents);
@@ -409,6 +420,10 @@ public final class DaemonSettings {
 
     public int getBatchSize() {
         return get(BATCH_SIZE);
+    }
+
+    public int getMaxBatchGrowth() {
+        return get(MAX_BATCH_GROWTH);
     }
 
     public int getDocumentCacheSize() {

@@ -64,6 +64,7 @@ import java.util.function.Consumer;
  * (100000), {@code streams} (1000), {@code perSave} (events per saveChanges, 100), {@code layout} (interleaved: event
  * i goes to stream i mod streams, so a daemon page touches many documents | grouped: each stream's events are
  * consecutive), {@code polling} (daemon polling interval ms, 100), {@code batch} (daemon batch size, 500),
+ * {@code growth} (daemon maxBatchGrowth, 10; 1 keeps every page at {@code batch}),
  * {@code rate} (trickle appends/s, 20), {@code seconds} (trickle duration, 15), {@code pollMs} (visibility poll
  * interval, 2), {@code ceilingRuns} (5), {@code keep} (true keeps the schema).
  */
@@ -80,6 +81,7 @@ public final class CatchUpBenchmark {
     private final boolean interleaved;
     private final Duration polling;
     private final int batch;
+    private final int growth;
     private final int rate;
     private final int seconds;
     private final int pollMs;
@@ -102,6 +104,7 @@ public final class CatchUpBenchmark {
         };
         this.polling = Duration.ofMillis(Long.parseLong(arg("polling", "100")));
         this.batch = Integer.parseInt(arg("batch", "500"));
+        this.growth = Integer.parseInt(arg("growth", "10"));
         this.rate = Integer.parseInt(arg("rate", "20"));
         this.seconds = Integer.parseInt(arg("seconds", "15"));
         this.pollMs = Integer.parseInt(arg("pollMs", "2"));
@@ -157,7 +160,7 @@ public final class CatchUpBenchmark {
             if (listener != null) {
                 o.projections().asyncListeners().add(listener);
             }
-            o.daemon().mode(mode).pollingInterval(polling).batchSize(batch);
+            o.daemon().mode(mode).pollingInterval(polling).batchSize(batch).maxBatchGrowth(growth);
         };
         return Ferret.createStore(configure);
     }
@@ -465,8 +468,8 @@ public final class CatchUpBenchmark {
         row(out, "Machine", rt.availableProcessors() + " cores, max heap " + (rt.maxMemory() >> 20) + " MiB, Java "
                 + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")");
         row(out, "Workload", String.format(Locale.ROOT, "%,d events in %,d streams, %s layout; async snapshot"
-                + " Tally; daemon SOLO, polling %d ms, batch %d", events, streams,
-                interleaved ? "interleaved" : "grouped", polling.toMillis(), batch));
+                + " Tally; daemon SOLO, polling %d ms, batch %d, growth %d", events, streams,
+                interleaved ? "interleaved" : "grouped", polling.toMillis(), batch, growth));
         results.forEach((k, v) -> row(out, k, v));
         notes.forEach(n -> row(out, "Note", n));
         System.out.println(out);

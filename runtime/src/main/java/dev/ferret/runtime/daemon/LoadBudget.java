@@ -103,6 +103,11 @@ final class LoadBudget {
         return capacity > 0;
     }
 
+    /** The most events in flight at once; 0 when unbounded. */
+    long capacity() {
+        return capacity;
+    }
+
     /**
      * Room for {@code events} now, when nobody is in line and it fits; otherwise {@code waiter} joins the back of the
      * line and null is returned: the waiter is handed its reservation when its turn comes, and holds no thread

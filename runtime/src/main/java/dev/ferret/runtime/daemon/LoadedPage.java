@@ -13,7 +13,8 @@ import java.util.Map;
  * @param unreadable events whose type could not be resolved
  * @param tenantNumbers for a tenant's page, each event's number in its tenant's own sequence, by store-wide sequence;
  *                 empty otherwise
+ * @param rows     the rows of the log the page read, wanted or not: as many as it asked for when the shard is behind
  */
 record LoadedPage(long floor, long end, List<EventEnvelope> events, List<DeadLetter> unreadable,
-                  Map<Long, Long> tenantNumbers) {
+                  Map<Long, Long> tenantNumbers, int rows) {
 }

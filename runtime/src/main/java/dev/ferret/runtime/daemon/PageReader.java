@@ -29,7 +29,6 @@ final class PageReader {
     private final StoreContext context;
     private final DaemonSql sql;
     private final DataSource dataSource;
-    private final int batchSize;
 
     PageReader(ProjectionApplier applier, LogPartition partition, ShardParts parts) {
         this.applier = applier;
@@ -37,14 +36,26 @@ final class PageReader {
         this.context = parts.context();
         this.sql = parts.sql();
         this.dataSource = partition.database().dataSource();
-        this.batchSize = parts.settings().getBatchSize();
     }
 
     /**
-     * Reads the page of {@code (from, to]}, at most a batch; {@code inFlight} is told the connection while the page
+     * Reads the page of {@code (from, to]}, at most {@code limit} rows of the log; {@code inFlight} is told the connection while the page
      * reads (so a drain can abort it) and null once it went back to the pool.
      */
-    LoadedPage load(long from, long to, Consumer<Connection> inFlight) throws SQLException {
+    LoadedPage load(long from, long to, int limit, Consumer<Connection> inFlight) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            inFlight.accept(c);
+            try {
+                return read(c, from, to, limit);
+            } finally {
+                // before the connection goes back to the pool, where it may be lent to someone else: a drain's abort
+                // must never reach it (a try-with-resources closes its resources before its own finally runs)
+                inFlight.accept(null);
+            }
+        }
+    }
+
+    private LoadedPage read(Connection c, long from, long to, int limit) throws SQLException {
         List<EventEnvelope> events = new ArrayList<>();
         List<DeadLetter> unreadable = new ArrayList<>();
         Map<Long, Long> tenantNumbers = partition.perTenant() ? new HashMap<>() : Map.of();
@@ -52,16 +63,14 @@ final class PageReader {
         int rows = 0;
         // a tenant's page is read in its own sequence, which rides in a ninth column; the store's in seq_id
         int position = partition.perTenant() ? EventRows.TENANT_SEQUENCE : EventRows.SEQUENCE;
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(partition.perTenant() ? sql.loadTenantPage() : sql.loadPage())) {
-            inFlight.accept(c);
+        try (PreparedStatement ps = c.prepareStatement(partition.perTenant() ? sql.loadTenantPage() : sql.loadPage())) {
             int i = 1;
             if (partition.perTenant()) {
                 ps.setString(i++, partition.tenantId());
             }
             ps.setLong(i++, from);
             ps.setLong(i++, to);
-            ps.setInt(i, batchSize);
+            ps.setInt(i, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     rows++;
@@ -83,12 +92,9 @@ final class PageReader {
                     }
                 }
             }
-        } finally {
-            // back in the pool it may be lent to someone else: a drain's abort must never reach it
-            inFlight.accept(null);
         }
         // a short page read everything up to the mark: holes below it are permanent, so the shard reaches it
-        long end = rows < batchSize ? to : lastRow;
-        return new LoadedPage(from, end, events, unreadable, tenantNumbers);
+        long end = rows < limit ? to : lastRow;
+        return new LoadedPage(from, end, events, unreadable, tenantNumbers, rows);
     }
 }

@@ -95,6 +95,7 @@ final class ShardAgent {
     private final PageReader reader;
     private final PageListeners listeners;
     private final PageWriter writer;
+    private final CatchUpPageSize pageSize;
 
     // lifecycle: guarded by this
     private ShardState state = ShardState.STOPPED;
@@ -147,6 +148,7 @@ final class ShardAgent {
         this.reader = new PageReader(applier, partition, parts);
         this.listeners = new PageListeners(name, parts);
         this.writer = new PageWriter(name, applier, partition, parts, outbox, listeners);
+        this.pageSize = new CatchUpPageSize(settings, parts.budget());
     }
 
     String name() {
@@ -455,6 +457,7 @@ final class ShardAgent {
                     }
                 }
                 floor = persisted;
+                pageSize.reset();
             }
             // one page a turn: the worker goes back to the line, so every shard with work gets its page in turn
             boolean inLine = !stopping && floor < mark() && !retry.call(this::processPage);
@@ -552,13 +555,14 @@ final class ShardAgent {
         if (room == null) {
             return false;
         }
+        int limit = limitWithin(pageSize.next(), room);
         PageAttempt attempt;
+        LoadedPage page;
+        boolean done = false;
         try {
-            // a warm-up page never crosses the prior version's mark: side effects start exactly after it
-            long mark = mark();
-            LoadedPage page = parts.limits().loading(partition.database(),
-                    () -> reader.load(floor, warmingUp ? Math.min(mark, warmUpUntil) : mark,
-                            connection -> pageConnection = connection));
+            long from = floor;
+            page = parts.limits().loading(partition.database(),
+                    () -> reader.load(from, upperBound(from), limit, connection -> pageConnection = connection));
             parts.budget().trim(room, page.events().size());
             // millisecond precision survives every engine's timestamp column, so the stamp reads back equal
             attempt = new PageAttempt(page.floor(), page.end(),
@@ -575,13 +579,30 @@ final class ShardAgent {
                         name, writing.floor, writing.end, e.toString());
                 unresolved = writing;
                 resolveUnknownCommit();
+                done = true;
                 return true;
             }
+            done = true;
         } finally {
             parts.budget().release(room);
+            if (!done) {
+                pageSize.reset();
+            }
         }
         committed(attempt);
+        pageSize.committed(limit, page.rows());
         return true;
+    }
+
+    /** A page's upper bound: the mark, but a warm-up page never crosses the prior version's mark. */
+    private long upperBound(long from) {
+        long mark = mark();
+        return from < warmUpUntil ? Math.min(mark, warmUpUntil) : mark;
+    }
+
+    /** The most rows a page may read: the page size, within a bounded budget's grant. */
+    private static int limitWithin(int size, LoadBudget.Reservation room) {
+        return room.events() > 0 ? (int) Math.min(size, room.events()) : size;
     }
 
     /**
@@ -656,7 +677,7 @@ final class ShardAgent {
                 return granted;
             }
         }
-        LoadBudget.Reservation now = parts.budget().tryReserve(parts.settings().getBatchSize(), budgetWaiter);
+        LoadBudget.Reservation now = parts.budget().tryReserve(pageSize.next(), budgetWaiter);
         if (now == null) {
             synchronized (this) {
                 // the grant may have come between the two: then it is waiting in grantedRoom

@@ -22,6 +22,7 @@ class DaemonSettingsTest {
         assertThat(settings.getPollingInterval()).isEqualTo(Duration.ofMillis(500));
         assertThat(settings.getStaleSequenceThreshold()).isEqualTo(Duration.ofSeconds(3));
         assertThat(settings.getBatchSize()).isEqualTo(500);
+        assertThat(settings.getMaxBatchGrowth()).isEqualTo(10);
         assertThat(settings.getStopAndDrainTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(settings.isSkipApplyErrors()).isFalse();
     }
@@ -33,6 +34,8 @@ class DaemonSettingsTest {
                 .hasMessage("daemon.polling-interval must be a positive duration, was: PT0S");
         assertThatThrownBy(() -> settings.batchSize(0)).isInstanceOf(ConfigurationException.class)
                 .hasMessage("daemon.batch-size must be 1-100000, was: 0");
+        assertThatThrownBy(() -> settings.maxBatchGrowth(0)).isInstanceOf(ConfigurationException.class)
+                .hasMessage("daemon.max-batch-growth must be 1-1000, was: 0");
         assertThatThrownBy(() -> settings.staleSequenceThreshold(Duration.ofSeconds(-1)))
                 .hasMessageContaining("daemon.stale-sequence-threshold").hasMessageContaining("PT-1S");
         assertThatThrownBy(() -> settings.maxTransientRetries(-1)).hasMessageContaining("daemon.max-transient-retries");
