@@ -114,6 +114,9 @@ SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, t
 -- events.selectAppendedSequences
 SELECT seq_id FROM PUBLIC.pc_events WHERE tenant_id = ? AND stream_id = ? AND version >= ? AND version <= ? ORDER BY version
 
+-- events.selectAppendedSequencesOfMany
+SELECT e.stream_id, e.version, e.seq_id FROM UNNEST(CAST(? AS VARCHAR ARRAY), CAST(? AS BIGINT ARRAY), CAST(? AS BIGINT ARRAY)) AS a(stream_id, first_version, last_version) JOIN PUBLIC.pc_events e ON e.stream_id = a.stream_id AND e.version >= a.first_version AND e.version <= a.last_version WHERE e.tenant_id = ?
+
 -- documents.upsert
 MERGE INTO PUBLIC.pc_doc_order_summary AS d USING (VALUES (CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR) FORMAT JSON, CAST(? AS TIMESTAMP WITH TIME ZONE))) AS src (id, tenant_id, data, last_modified) ON d.tenant_id = src.tenant_id AND d.id = src.id WHEN MATCHED THEN UPDATE SET data = src.data, version = d.version + 1, last_modified = src.last_modified WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified) VALUES (src.id, src.tenant_id, src.data, 1, src.last_modified)
 

@@ -112,6 +112,12 @@ SELECT seq_id FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? AND ve
 -- events.ownAppendedSequences
 SELECT MIN(seq_id), COUNT(pg_advisory_xact_lock(CAST(? AS integer), CAST(seq_id % 2147483648 AS integer))) FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? AND version >= ? AND version <= ?
 
+-- events.selectAppendedSequencesOfMany
+SELECT e.stream_id, e.version, e.seq_id FROM unnest(CAST(? AS varchar[]), CAST(? AS bigint[]), CAST(? AS bigint[])) AS a(stream_id, first_version, last_version) JOIN public.pc_events e ON e.stream_id = a.stream_id AND e.version >= a.first_version AND e.version <= a.last_version WHERE e.tenant_id = ?
+
+-- events.ownAppendedSequencesOfMany
+SELECT MIN(e.seq_id), COUNT(pg_advisory_xact_lock(CAST(? AS integer), CAST(e.seq_id % 2147483648 AS integer))) FROM unnest(CAST(? AS varchar[]), CAST(? AS bigint[]), CAST(? AS bigint[])) AS a(stream_id, first_version, last_version) JOIN public.pc_events e ON e.stream_id = a.stream_id AND e.version >= a.first_version AND e.version <= a.last_version WHERE e.tenant_id = ?
+
 -- events.selectPassedMark
 SELECT last_seq_id FROM public.pc_event_progression WHERE name = 'HighWaterMark'
 

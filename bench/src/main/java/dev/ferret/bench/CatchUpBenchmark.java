@@ -66,7 +66,8 @@ import java.util.function.Consumer;
  * consecutive), {@code polling} (daemon polling interval ms, 100), {@code batch} (daemon batch size, 500),
  * {@code growth} (daemon maxBatchGrowth, 10; 1 keeps every page at {@code batch}),
  * {@code rate} (trickle appends/s, 20), {@code seconds} (trickle duration, 15), {@code pollMs} (visibility poll
- * interval, 2), {@code ceilingRuns} (5), {@code keep} (true keeps the schema).
+ * interval, 2), {@code ceilingRuns} (5), {@code rebuildRuns} (3: rebuilds timed after the catch-up, the JIT warm),
+ * {@code keep} (true keeps the schema).
  */
 public final class CatchUpBenchmark {
 
@@ -86,6 +87,7 @@ public final class CatchUpBenchmark {
     private final int seconds;
     private final int pollMs;
     private final int ceilingRuns;
+    private final int rebuildRuns;
     private final String schema = "bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
     private final Map<String, String> results = new LinkedHashMap<>();
     private final List<String> notes = new ArrayList<>();
@@ -109,6 +111,7 @@ public final class CatchUpBenchmark {
         this.seconds = Integer.parseInt(arg("seconds", "15"));
         this.pollMs = Integer.parseInt(arg("pollMs", "2"));
         this.ceilingRuns = Integer.parseInt(arg("ceilingRuns", "5"));
+        this.rebuildRuns = Integer.parseInt(arg("rebuildRuns", "3"));
         if (events % streams != 0) {
             throw new IllegalArgumentException("events must be a multiple of streams");
         }
@@ -202,11 +205,22 @@ public final class CatchUpBenchmark {
         // (a) catch-up of a fresh SOLO store
         double catchUpSeconds;
         long started = System.nanoTime();
+        double rebuildSeconds = Double.MAX_VALUE;
+        List<String> rebuildTimes = new ArrayList<>();
         try (DocumentStore solo = store(ds, DaemonMode.SOLO, null)) {
             solo.waitForNonStaleProjectionData(Duration.ofMinutes(10));
             catchUpSeconds = seconds(started);
+            log(String.format(Locale.ROOT, "catch-up: %d events in %.2f s", events, catchUpSeconds));
+            // (a2) the same replay with the JIT warm: a rebuild deletes the snapshots and reads from the start
+            for (int run = 0; run < rebuildRuns; run++) {
+                long rebuildStarted = System.nanoTime();
+                solo.daemon().rebuild("Tally", Duration.ofMinutes(30));
+                double t = seconds(rebuildStarted);
+                rebuildTimes.add(String.format(Locale.ROOT, "%.2f", t));
+                rebuildSeconds = Math.min(rebuildSeconds, t);
+                log(String.format(Locale.ROOT, "rebuild run %d: %d events in %.2f s", run + 1, events, t));
+            }
         }
-        log(String.format(Locale.ROOT, "catch-up: %d events in %.2f s", events, catchUpSeconds));
 
         // (b) the plain-JDBC ceiling
         Dialect dialect = Dialects.of(engine);
@@ -235,7 +249,15 @@ public final class CatchUpBenchmark {
         results.put("(b) ceiling: plain JDBC read + fold + batch upsert (best of " + ceilingRuns + ")",
                 String.format(Locale.ROOT, "%,.0f events/s (%.2f s; runs: %s s)", events / ceilingSeconds,
                         ceilingSeconds, String.join(", ", ceilingTimes)));
+        if (rebuildRuns > 0) {
+            results.put("(a2) rebuild, JIT warm (daemon.rebuild → returns; best of " + rebuildRuns + ")",
+                    String.format(Locale.ROOT, "%,.0f events/s (%.2f s; runs: %s s)", events / rebuildSeconds,
+                            rebuildSeconds, String.join(", ", rebuildTimes)));
+        }
         results.put("(c) ratio a/b", String.format(Locale.ROOT, "%.3f", ceilingSeconds / catchUpSeconds));
+        if (rebuildRuns > 0) {
+            results.put("(c2) ratio a2/b", String.format(Locale.ROOT, "%.3f", ceilingSeconds / rebuildSeconds));
+        }
 
         // (d) append-to-visible latency under a trickle
         latency(ds);

@@ -4,6 +4,7 @@ import dev.ferret.ConcurrencyException;
 import dev.ferret.DocumentSession;
 import dev.ferret.EventOperations;
 import dev.ferret.IdLimits;
+import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.EventEnvelope;
@@ -12,14 +13,18 @@ import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.projections.PageBatch;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.documents.DocumentMapping;
+import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -150,16 +155,24 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
      */
     private void writeChanges(Connection c, OffsetDateTime now, List<Runnable> releaseOwnership) throws SQLException {
         List<EventEnvelope> inlineEvents = store.inlineAppliers().isEmpty() ? null : new ArrayList<>();
-        // first, so every append of the tenant takes its sequence row before any stream row: one lock order
-        long[] tenantSeq = {context.partitionedByTenant() && !appends.isEmpty() ? drawTenantNumbers(c, now) : 0};
-        for (StreamAppend append : appends) {
-            long headVersion = writeStream(c, append, now);
-            tenantSeq[0] = writeEvents(c, append, headVersion, now, inlineEvents, tenantSeq[0]);
+        if (!appends.isEmpty()) {
+            // first, so every append of the tenant takes its sequence row before any stream row: one lock order
+            long tenantSeq = context.partitionedByTenant() ? drawTenantNumbers(c, now) : 0;
+            List<AppendedRange> ranges = new ArrayList<>(appends.size());
+            for (StreamAppend append : appends) {
+                long headVersion = writeStream(c, append, now);
+                ranges.add(new AppendedRange(append.streamId(), headVersion - append.events().size() + 1,
+                        headVersion));
+            }
+            List<UUID> eventIds = writeEvents(c, ranges, now, tenantSeq);
             if (!context.partitionedByTenant()) {
                 // at once after the insert drew the numbers: the detector passes a hole without an owner.
                 // Partitioned stores read each tenant's gap-free numbers instead, with no detector
                 releaseOwnership.add(context.dialect().ownAppendedSequences(c, context.names(), context.eventSql(),
-                        tenantId, append.streamId(), headVersion - append.events().size() + 1, headVersion));
+                        tenantId, ranges));
+            }
+            if (inlineEvents != null) {
+                addEnvelopes(c, ranges, eventIds, now, inlineEvents);
             }
         }
         if (inlineEvents != null && !inlineEvents.isEmpty()) {
@@ -307,79 +320,158 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     }
 
     /**
-     * Writes the events and returns the last tenant sequence number used (0 when not partitioned). With
-     * {@code inline} given, adds each event's envelope to it, carrying the sequence number its insert drew.
+     * Writes the events of every append, in call order, as one JDBC batch, and returns their ids in that order.
+     * {@code tenantSeq} is the tenant sequence number before the first (unused when not partitioned).
      */
-    private long writeEvents(Connection c, StreamAppend append, long headVersion, OffsetDateTime now,
-                             List<EventEnvelope> inline, long tenantSeq) throws SQLException {
+    private List<UUID> writeEvents(Connection c, List<AppendedRange> ranges, OffsetDateTime now, long tenantSeq)
+            throws SQLException {
         boolean partitioned = context.partitionedByTenant();
-        int count = append.events().size();
-        long firstVersion = headVersion - count + 1;
-        List<UUID> eventIds = new ArrayList<>(count);
-        List<String> aliases = new ArrayList<>(count);
+        List<UUID> eventIds = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(context.eventSql().insertEvent())) {
-            long version = firstVersion;
-            for (Object event : append.events()) {
-                UUID eventId = UUID.randomUUID();
-                String alias = context.eventTypes().aliasOf(event.getClass());
-                eventIds.add(eventId);
-                aliases.add(alias);
-                context.dialect().bindUuid(ps, 1, eventId);
-                ps.setString(2, append.streamId());
-                ps.setLong(3, version++);
-                ps.setString(4, alias);
-                ps.setString(5, structuredJson(event));
-                ps.setObject(6, now);
-                ps.setString(7, tenantId);
-                if (partitioned) {
-                    ps.setLong(8, ++tenantSeq);
-                } else {
-                    ps.setNull(8, Types.BIGINT);
+            for (int a = 0; a < appends.size(); a++) {
+                StreamAppend append = appends.get(a);
+                long version = ranges.get(a).firstVersion();
+                for (Object event : append.events()) {
+                    UUID eventId = UUID.randomUUID();
+                    eventIds.add(eventId);
+                    context.dialect().bindUuid(ps, 1, eventId);
+                    ps.setString(2, append.streamId());
+                    ps.setLong(3, version++);
+                    ps.setString(4, context.eventTypes().aliasOf(event.getClass()));
+                    ps.setString(5, structuredJson(event));
+                    ps.setObject(6, now);
+                    ps.setString(7, tenantId);
+                    if (partitioned) {
+                        ps.setLong(8, ++tenantSeq);
+                    } else {
+                        ps.setNull(8, Types.BIGINT);
+                    }
+                    ps.addBatch();
                 }
-                ps.addBatch();
             }
             ps.executeBatch();
         } catch (SQLException e) {
             if (context.dialect().isUniqueViolation(e)) {
-                throw conflict(c, append, "another writer appended the same versions");
+                throw conflict(c, appendOfEvent(failedBatchEntry(e)), "another writer appended the same versions");
             }
             throw e;
         }
-        if (inline != null) {
-            long[] sequences = appendedSequences(c, append, firstVersion, headVersion);
-            for (int i = 0; i < count; i++) {
-                inline.add(new EventEnvelope(sequences[i], eventIds.get(i), append.streamId(), firstVersion + i,
-                        aliases.get(i), now, tenantId, append.events().get(i)));
+        return eventIds;
+    }
+
+    /** Which entry of a batch failed: the first one reported failed, else the first without a count. */
+    private static int failedBatchEntry(SQLException e) {
+        if (e instanceof BatchUpdateException batch && batch.getUpdateCounts() != null) {
+            int[] counts = batch.getUpdateCounts();
+            for (int i = 0; i < counts.length; i++) {
+                if (counts[i] == Statement.EXECUTE_FAILED) {
+                    return i;
+                }
             }
+            return counts.length;
         }
-        return tenantSeq;
+        return 0;
+    }
+
+    /** The append that holds the {@code index}th event of this unit of work (the last one past the end). */
+    private StreamAppend appendOfEvent(int index) {
+        int remaining = index;
+        for (StreamAppend append : appends) {
+            if (remaining < append.events().size()) {
+                return append;
+            }
+            remaining -= append.events().size();
+        }
+        return appends.get(appends.size() - 1);
     }
 
     /**
-     * The sequence numbers the inserts of {@code append} drew, in version order. Read in the append's own
-     * transaction: the stream's versions from {@code firstVersion} to {@code lastVersion} are the rows it just wrote.
+     * Adds each appended event's envelope to {@code inline}, carrying the sequence number its insert drew: read back
+     * in this transaction, for every append in one statement where the engine takes arrays.
      */
-    private long[] appendedSequences(Connection c, StreamAppend append, long firstVersion, long lastVersion)
-            throws SQLException {
-        long[] sequences = new long[append.events().size()];
+    private void addEnvelopes(Connection c, List<AppendedRange> ranges, List<UUID> eventIds, OffsetDateTime now,
+                              List<EventEnvelope> inline) throws SQLException {
+        Map<String, long[]> sequences = appendedSequences(c, ranges);
+        int event = 0;
+        for (int a = 0; a < appends.size(); a++) {
+            StreamAppend append = appends.get(a);
+            AppendedRange range = ranges.get(a);
+            long[] drawn = sequences.get(range.streamId());
+            for (int i = 0; i < append.events().size(); i++) {
+                long version = range.firstVersion() + i;
+                Object payload = append.events().get(i);
+                inline.add(new EventEnvelope(drawn[(int) (version - rangeStart(ranges, range.streamId()))],
+                        eventIds.get(event++), append.streamId(), version,
+                        context.eventTypes().aliasOf(payload.getClass()), now, tenantId, payload));
+            }
+        }
+    }
+
+    /** The first version any append of this unit of work wrote to {@code streamId}. */
+    private static long rangeStart(List<AppendedRange> ranges, String streamId) {
+        long first = Long.MAX_VALUE;
+        for (AppendedRange range : ranges) {
+            if (range.streamId().equals(streamId)) {
+                first = Math.min(first, range.firstVersion());
+            }
+        }
+        return first;
+    }
+
+    /**
+     * The sequence numbers the inserts drew, per stream, indexed by version from the stream's first appended version
+     * on. Read in the append's own transaction: the ranges' versions are the rows it just wrote.
+     */
+    private Map<String, long[]> appendedSequences(Connection c, List<AppendedRange> ranges) throws SQLException {
+        Map<String, long[]> byStream = new HashMap<>();
+        Map<String, Long> starts = new HashMap<>();
+        for (AppendedRange range : ranges) {
+            long start = rangeStart(ranges, range.streamId());
+            starts.put(range.streamId(), start);
+            long[] existing = byStream.get(range.streamId());
+            int size = (int) (range.lastVersion() - start + 1);
+            if (existing == null || existing.length < size) {
+                byStream.put(range.streamId(), new long[size]);
+            }
+        }
         int found = 0;
-        try (PreparedStatement ps = c.prepareStatement(context.eventSql().selectAppendedSequences())) {
-            ps.setString(1, tenantId);
-            ps.setString(2, append.streamId());
-            ps.setLong(3, firstVersion);
-            ps.setLong(4, lastVersion);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (found < sequences.length && rs.next()) {
-                    sequences[found++] = rs.getLong(1);
+        EventSql sql = context.eventSql();
+        if (!sql.selectAppendedSequencesOfMany().isEmpty()) {
+            try (PreparedStatement ps = c.prepareStatement(sql.selectAppendedSequencesOfMany())) {
+                context.dialect().bindAppendedRanges(c, ps, 1, ranges);
+                ps.setString(4, tenantId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        String stream = rs.getString(1);
+                        byStream.get(stream)[(int) (rs.getLong(2) - starts.get(stream))] = rs.getLong(3);
+                        found++;
+                    }
+                }
+            }
+        } else {
+            try (PreparedStatement ps = c.prepareStatement(sql.selectAppendedSequences())) {
+                for (AppendedRange range : ranges) {
+                    ps.setString(1, tenantId);
+                    ps.setString(2, range.streamId());
+                    ps.setLong(3, range.firstVersion());
+                    ps.setLong(4, range.lastVersion());
+                    long version = range.firstVersion();
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            byStream.get(range.streamId())[(int) (version++ - starts.get(range.streamId()))] =
+                                    rs.getLong(1);
+                            found++;
+                        }
+                    }
                 }
             }
         }
-        if (found != sequences.length) {
-            throw new IllegalStateException("read back " + found + " of the " + sequences.length + " events just"
-                    + " appended to stream '" + append.streamId() + "' of tenant '" + tenantId + "' (versions "
-                    + firstVersion + " to " + lastVersion + ")");
+        int expected = appends.stream().mapToInt(append -> append.events().size()).sum();
+        if (found != expected) {
+            throw new IllegalStateException("read back " + found + " of the " + expected + " events just appended"
+                    + " by a unit of work of tenant '" + tenantId + "'");
         }
-        return sequences;
+        return byStream;
     }
 
     private void applyInline(Connection c, List<EventEnvelope> events) throws SQLException {

@@ -60,18 +60,28 @@ public interface Dialect {
     OutboxSql outboxSql(TableNames names);
 
     /**
-     * Makes the sequence numbers one append's inserts just drew (the rows of {@code streamId} from
-     * {@code firstVersion} to {@code lastVersion}, in the open transaction on {@code connection}) recognisable as in
-     * flight until that transaction ends, then checks that the high water mark has not already passed them. Called
-     * right after the append's event insert; see README "Holes and their owners" for why this order cannot lose a
-     * committed event.
+     * Makes the sequence numbers a unit of work's event inserts just drew (the rows of each of {@code ranges}, in
+     * the open transaction on {@code connection}) recognisable as in flight until that transaction ends, then checks
+     * that the high water mark has not already passed them. Called right after the event inserts; see README "Holes
+     * and their owners" for why this order cannot lose a committed event. One check covers every range: the mark
+     * only ever passes a number with every number below it, so a mark past any drawn number is past the lowest.
      *
      * @return what to run once the transaction has ended (nothing, where the engine ends the ownership with it)
      * @throws SequencesPassedException when the detector found a drawn number without an owner before this call
      *                                  registered it and moved the mark past it; the append must roll back
      */
     Runnable ownAppendedSequences(Connection connection, TableNames names, EventSql sql, String tenantId,
-                                  String streamId, long firstVersion, long lastVersion) throws SQLException;
+                                  List<AppendedRange> ranges) throws SQLException;
+
+    /**
+     * Binds {@code ranges} to the three array parameters from {@code index} on (stream ids, first versions, last
+     * versions) of {@link EventSql#selectAppendedSequencesOfMany} and {@link EventSql#ownAppendedSequencesOfMany}.
+     * Only for an engine whose statements are not empty.
+     */
+    default void bindAppendedRanges(Connection connection, PreparedStatement statement, int index,
+                                    List<AppendedRange> ranges) throws SQLException {
+        throw new UnsupportedOperationException(engine() + " reads appended sequences one append at a time");
+    }
 
     /**
      * Inside the detector's open transaction on {@code connection}: takes, without waiting, the owner lock of every

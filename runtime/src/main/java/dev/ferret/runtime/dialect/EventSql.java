@@ -27,11 +27,20 @@ package dev.ferret.runtime.dialect;
  *                              the lowest seq_id: takes a transaction-scoped owner lock on each sequence number one
  *                              append just drew, so the detector can tell its holes from rolled-back ones (empty
  *                              where the dialect keeps owners in memory)
+ * @param selectAppendedSequencesOfMany (stream ids, first versions, last versions, tenant_id) -&gt; stream_id,
+ *                              version, seq_id: {@code selectAppendedSequences} for every append of a unit of work
+ *                              in one statement, the ranges bound as arrays by {@link Dialect#bindAppendedRanges}
+ *                              (empty where the engine takes no array parameter: one statement per append)
+ * @param ownAppendedSequencesOfMany (owner lock key, stream ids, first versions, last versions, tenant_id) -&gt; the
+ *                              lowest seq_id: {@code ownAppendedSequences} for every append of a unit of work in one
+ *                              statement (empty where owners are in memory or the engine takes no array parameter)
  * @param selectPassedMark      () -&gt; last_seq_id of the {@code HighWaterMark} progression row: read right after
  *                              {@code ownAppendedSequences}, a mark at or above a number the append drew means the
  *                              detector passed it before the lock was taken (empty where owners are in memory)
  */
 public record EventSql(String insertStream, String upsertStream, String advanceStream, String selectStream,
                        String nextTenantSequence, String insertEvent, String selectStreamEvents,
-                       String selectAppendedSequences, String ownAppendedSequences, String selectPassedMark) {
+                       String selectAppendedSequences, String ownAppendedSequences,
+                       String selectAppendedSequencesOfMany, String ownAppendedSequencesOfMany,
+                       String selectPassedMark) {
 }

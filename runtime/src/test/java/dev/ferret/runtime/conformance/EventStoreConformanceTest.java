@@ -241,8 +241,13 @@ class EventStoreConformanceTest {
         }
     }
 
+    /**
+     * Every stream row of a unit of work is written before any of its events: a unit of work refused for a stream's
+     * version draws no sequence number, so it leaves no hole for the high water mark to wait on. (Holes left by
+     * transactions that roll back after their inserts are the daemon suite's subject.)
+     */
     @Test
-    void rolledBackAppendLeavesAHoleInTheSequence() {
+    void aUnitOfWorkRefusedForAStreamVersionDrawsNoSequenceNumber() {
         String first = newStreamId();
         try (DocumentSession session = store.openSession()) {
             session.events().append(first, new OrderPlaced("o8", "gina", 1));
@@ -250,9 +255,9 @@ class EventStoreConformanceTest {
         }
         long sequenceBefore = store.querySession().fetchStream(first).get(0).sequence();
 
-        String rolledBack = newStreamId();
+        String refused = newStreamId();
         try (DocumentSession session = store.openSession()) {
-            session.events().append(rolledBack, new OrderPlaced("o9", "hank", 1), new OrderPlaced("o9", "hank", 2));
+            session.events().append(refused, new OrderPlaced("o9", "hank", 1), new OrderPlaced("o9", "hank", 2));
             session.events().append(newStreamId(), 3, List.of(new OrderShipped("o9", "never")));
             assertThatThrownBy(session::saveChanges).isInstanceOf(ConcurrencyException.class);
         }
@@ -262,13 +267,8 @@ class EventStoreConformanceTest {
             session.saveChanges();
         }
 
-        assertThat(store.querySession().fetchStream(rolledBack)).isEmpty();
-        long maxBeforeAfter = db.queryLong("SELECT MAX(seq_id) FROM " + db.table("pc_events")
-                + " WHERE seq_id < " + store.querySession().fetchStream(after).get(0).sequence());
-        long afterSequence = store.querySession().fetchStream(after).get(0).sequence();
-        // the two rolled-back inserts consumed sequence numbers that no committed row holds
-        assertThat(afterSequence - maxBeforeAfter).isGreaterThanOrEqualTo(3);
-        assertThat(afterSequence).isGreaterThan(sequenceBefore + 2);
+        assertThat(store.querySession().fetchStream(refused)).isEmpty();
+        assertThat(store.querySession().fetchStream(after).get(0).sequence()).isEqualTo(sequenceBefore + 1);
     }
 
     @Test

@@ -31,6 +31,12 @@ public final class DaemonFixtures {
     public record Hold(String latch) {
     }
 
+    /**
+     * A {@link Hold} that the inline {@link Holder} refuses at once: its append's transaction rolls back after its
+     * event rows drew their sequence numbers, leaving a hole with no owner once it has ended.
+     */
+    public static final Hold VETO = new Hold("veto: roll the append back");
+
     public record Poison(String why) {
     }
 
@@ -73,6 +79,9 @@ public final class DaemonFixtures {
 
         @Override
         public void apply(EventEnvelope event, DocumentOperations operations) {
+            if (VETO.equals(event.data())) {
+                throw new IllegalStateException("vetoed: the append rolls back");
+            }
             if (event.data() instanceof Hold hold) {
                 CountDownLatch entered = ENTERED.get(hold.latch());
                 if (entered != null) {

@@ -3,6 +3,7 @@ package dev.ferret.runtime.dialect.h2;
 import dev.ferret.DatabaseEngine;
 import dev.ferret.IdLimits;
 import dev.ferret.StoreOptions;
+import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.DocumentSql;
@@ -265,6 +266,11 @@ public final class H2Dialect implements Dialect {
                 PortableSql.selectAppendedSequences(t),
                 // the owners of numbers in flight live in this JVM (H2SequenceOwners), not in the database
                 "",
+                "SELECT e.stream_id, e.version, e.seq_id FROM UNNEST(CAST(? AS " + TEXT + " ARRAY),"
+                        + " CAST(? AS BIGINT ARRAY), CAST(? AS BIGINT ARRAY)) AS a(stream_id, first_version,"
+                        + " last_version) JOIN " + t.events() + " e ON e.stream_id = a.stream_id"
+                        + " AND e.version >= a.first_version AND e.version <= a.last_version WHERE e.tenant_id = ?",
+                "",
                 "");
     }
 
@@ -346,16 +352,14 @@ public final class H2Dialect implements Dialect {
 
     @Override
     public Runnable ownAppendedSequences(Connection connection, TableNames names, EventSql sql, String tenantId,
-                                         String streamId, long firstVersion, long lastVersion) throws SQLException {
+                                         List<AppendedRange> ranges) throws SQLException {
         List<Long> drawn = new ArrayList<>();
-        try (PreparedStatement ps = connection.prepareStatement(sql.selectAppendedSequences())) {
-            ps.setString(1, tenantId);
-            ps.setString(2, streamId);
-            ps.setLong(3, firstVersion);
-            ps.setLong(4, lastVersion);
+        try (PreparedStatement ps = connection.prepareStatement(sql.selectAppendedSequencesOfMany())) {
+            bindAppendedRanges(connection, ps, 1, ranges);
+            ps.setString(4, tenantId);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    drawn.add(rs.getLong(1));
+                    drawn.add(rs.getLong(3));
                 }
             }
         }
@@ -408,6 +412,14 @@ public final class H2Dialect implements Dialect {
         statement.setObject(2, ids.toArray(new String[0]));
         statement.setObject(3, tenantIds.toArray(new String[0]));
         statement.setObject(4, json.toArray(new String[0]));
+    }
+
+    @Override
+    public void bindAppendedRanges(Connection connection, PreparedStatement statement, int index,
+                                   List<AppendedRange> ranges) throws SQLException {
+        statement.setObject(index, ranges.stream().map(AppendedRange::streamId).toArray(String[]::new));
+        statement.setObject(index + 1, ranges.stream().map(AppendedRange::firstVersion).toArray(Long[]::new));
+        statement.setObject(index + 2, ranges.stream().map(AppendedRange::lastVersion).toArray(Long[]::new));
     }
 
     @Override

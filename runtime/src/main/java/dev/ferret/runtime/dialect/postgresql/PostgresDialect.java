@@ -3,6 +3,7 @@ package dev.ferret.runtime.dialect.postgresql;
 import dev.ferret.DatabaseEngine;
 import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
+import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.DocumentSql;
@@ -29,6 +30,10 @@ import org.slf4j.LoggerFactory;
 
 /** PostgreSQL: {@code jsonb}, identity columns, {@code INSERT ... ON CONFLICT}, advisory locks. */
 public final class PostgresDialect implements Dialect {
+
+    /** The ranges of {@link Dialect#bindAppendedRanges}, as rows {@code a(stream_id, first_version, last_version)}. */
+    private static final String APPENDED_RANGES = "unnest(CAST(? AS varchar[]), CAST(? AS bigint[]),"
+            + " CAST(? AS bigint[])) AS a(stream_id, first_version, last_version)";
 
     private static final Logger LOG = LoggerFactory.getLogger(PostgresDialect.class);
 
@@ -217,6 +222,13 @@ public final class PostgresDialect implements Dialect {
                 "SELECT MIN(seq_id), COUNT(pg_advisory_xact_lock(CAST(? AS integer),"
                         + " CAST(seq_id % 2147483648 AS integer))) FROM " + t.events()
                         + " WHERE tenant_id = ? AND stream_id = ? AND version >= ? AND version <= ?",
+                "SELECT e.stream_id, e.version, e.seq_id FROM " + APPENDED_RANGES + " JOIN " + t.events() + " e"
+                        + " ON e.stream_id = a.stream_id AND e.version >= a.first_version"
+                        + " AND e.version <= a.last_version WHERE e.tenant_id = ?",
+                "SELECT MIN(e.seq_id), COUNT(pg_advisory_xact_lock(CAST(? AS integer),"
+                        + " CAST(e.seq_id % 2147483648 AS integer))) FROM " + APPENDED_RANGES + " JOIN " + t.events()
+                        + " e ON e.stream_id = a.stream_id AND e.version >= a.first_version"
+                        + " AND e.version <= a.last_version WHERE e.tenant_id = ?",
                 PortableSql.selectPassedMark(t));
     }
 
@@ -310,14 +322,12 @@ public final class PostgresDialect implements Dialect {
 
     @Override
     public Runnable ownAppendedSequences(Connection connection, TableNames names, EventSql sql, String tenantId,
-                                         String streamId, long firstVersion, long lastVersion) throws SQLException {
+                                         List<AppendedRange> ranges) throws SQLException {
         long lowest;
-        try (PreparedStatement ps = connection.prepareStatement(sql.ownAppendedSequences())) {
+        try (PreparedStatement ps = connection.prepareStatement(sql.ownAppendedSequencesOfMany())) {
             ps.setInt(1, sequenceOwnerKey(names));
-            ps.setString(2, tenantId);
-            ps.setString(3, streamId);
-            ps.setLong(4, firstVersion);
-            ps.setLong(5, lastVersion);
+            bindAppendedRanges(connection, ps, 2, ranges);
+            ps.setString(5, tenantId);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 lowest = rs.getLong(1);
@@ -373,6 +383,17 @@ public final class PostgresDialect implements Dialect {
         statement.setArray(2, connection.createArrayOf("varchar", ids.toArray()));
         statement.setArray(3, connection.createArrayOf("varchar", tenantIds.toArray()));
         statement.setArray(4, connection.createArrayOf("text", json.toArray()));
+    }
+
+    @Override
+    public void bindAppendedRanges(Connection connection, PreparedStatement statement, int index,
+                                   List<AppendedRange> ranges) throws SQLException {
+        statement.setArray(index, connection.createArrayOf("varchar",
+                ranges.stream().map(AppendedRange::streamId).toArray()));
+        statement.setArray(index + 1, connection.createArrayOf("bigint",
+                ranges.stream().map(AppendedRange::firstVersion).toArray()));
+        statement.setArray(index + 2, connection.createArrayOf("bigint",
+                ranges.stream().map(AppendedRange::lastVersion).toArray()));
     }
 
     @Override

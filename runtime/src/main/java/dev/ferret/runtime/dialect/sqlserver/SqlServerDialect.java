@@ -4,6 +4,7 @@ import dev.ferret.ConfigurationException;
 import dev.ferret.DatabaseEngine;
 import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
+import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.DocumentSql;
@@ -268,6 +269,10 @@ public final class SqlServerDialect implements Dialect {
                         + " IF @result < 0 THROW 51000, 'sp_getapplock on a sequence owner lock failed', 1;"
                         + " FETCH NEXT FROM drawn INTO @seq; END;"
                         + " CLOSE drawn; DEALLOCATE drawn; SELECT @lowest;",
+                // mssql-jdbc has no array parameters: one statement per append (table-valued parameters need a
+                // table type created in the schema, which this dialect does not own yet)
+                "",
+                "",
                 PortableSql.selectPassedMark(t));
     }
 
@@ -372,15 +377,17 @@ public final class SqlServerDialect implements Dialect {
 
     @Override
     public Runnable ownAppendedSequences(Connection connection, TableNames names, EventSql sql, String tenantId,
-                                         String streamId, long firstVersion, long lastVersion) throws SQLException {
-        long lowest;
+                                         List<AppendedRange> ranges) throws SQLException {
+        long lowest = Long.MAX_VALUE;
         try (PreparedStatement ps = connection.prepareStatement(sql.ownAppendedSequences())) {
-            ps.setString(1, sequenceOwnerPrefix(names));
-            ps.setString(2, tenantId);
-            ps.setString(3, streamId);
-            ps.setLong(4, firstVersion);
-            ps.setLong(5, lastVersion);
-            lowest = singleLong(ps);
+            for (AppendedRange range : ranges) {
+                ps.setString(1, sequenceOwnerPrefix(names));
+                ps.setString(2, tenantId);
+                ps.setString(3, range.streamId());
+                ps.setLong(4, range.firstVersion());
+                ps.setLong(5, range.lastVersion());
+                lowest = Math.min(lowest, singleLong(ps));
+            }
         }
         // a statement after the locks were granted: it sees a mark a detector committed while holding one of them
         SequenceOwnership.requireNotPassed(connection, sql, lowest);

@@ -3,7 +3,7 @@ package dev.ferret.runtime.daemon.hwm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ferret.ConcurrencyException;
+import dev.ferret.daemon.ApplyFailedException;
 import dev.ferret.DocumentSession;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.DaemonSettings;
@@ -15,6 +15,7 @@ import dev.ferret.runtime.daemon.DaemonFixtures;
 import dev.ferret.runtime.daemon.DaemonFixtures.Hold;
 import dev.ferret.runtime.daemon.DaemonFixtures.Holder;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
+import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.SequencesPassedException;
 import dev.ferret.runtime.testing.MutableClock;
 import dev.ferret.runtime.testing.TestDatabase;
@@ -85,11 +86,10 @@ class HighWaterMarkDetectorTest {
 
     private void appendAndRollBack() {
         try (DocumentSession session = store.openSession()) {
-            session.events().append("rolled-back", new Tick(1), new Tick(2));
-            session.events().append("missing", 4, List.of(new Tick(3)));
+            session.events().append("rolled-back", new Tick(1), DaemonFixtures.VETO);
             session.saveChanges();
-        } catch (ConcurrencyException expected) {
-            // the two ticks drew sequence numbers and rolled back
+        } catch (ApplyFailedException expected) {
+            // the two events drew sequence numbers and rolled back
         }
     }
 
@@ -238,7 +238,7 @@ class HighWaterMarkDetectorTest {
             assertThat(detector.mark()).as("the hole looked ownerless and was passed").isEqualTo(3);
 
             assertThatThrownBy(() -> store.dialect().ownAppendedSequences(late, store.names(), store.eventSql(),
-                    StoreOptions.DEFAULT_TENANT, "late", 1, 1)).isInstanceOf(SequencesPassedException.class);
+                    StoreOptions.DEFAULT_TENANT, List.of(new AppendedRange("late", 1, 1)))).isInstanceOf(SequencesPassedException.class);
             late.rollback();
         }
         assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_events") + " WHERE stream_id = 'late'"))
