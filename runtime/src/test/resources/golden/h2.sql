@@ -96,6 +96,9 @@ INSERT INTO PUBLIC.pc_streams (id, tenant_id, type, version, timestamp, created)
 -- events.upsertStream
 SELECT version FROM FINAL TABLE (MERGE INTO PUBLIC.pc_streams AS s USING (VALUES (CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS TIMESTAMP WITH TIME ZONE), CAST(? AS TIMESTAMP WITH TIME ZONE))) AS src (id, tenant_id, type, version, timestamp, created) ON s.tenant_id = src.tenant_id AND s.id = src.id WHEN MATCHED THEN UPDATE SET version = s.version + src.version, timestamp = src.timestamp WHEN NOT MATCHED THEN INSERT (id, tenant_id, type, version, timestamp, created) VALUES (src.id, src.tenant_id, src.type, src.version, src.timestamp, src.created))
 
+-- events.upsertStreamsOfMany
+SELECT id, version FROM FINAL TABLE (MERGE INTO PUBLIC.pc_streams AS s USING (SELECT u.id, CAST(?1 AS VARCHAR) AS tenant_id, u.type, u.n AS version, CAST(?2 AS TIMESTAMP WITH TIME ZONE) AS timestamp, CAST(?3 AS TIMESTAMP WITH TIME ZONE) AS created FROM UNNEST(CAST(?4 AS VARCHAR ARRAY), CAST(?5 AS VARCHAR ARRAY), CAST(?6 AS BIGINT ARRAY)) AS u(id, type, n)) AS src ON s.tenant_id = src.tenant_id AND s.id = src.id WHEN MATCHED THEN UPDATE SET version = s.version + src.version, timestamp = src.timestamp WHEN NOT MATCHED THEN INSERT (id, tenant_id, type, version, timestamp, created) VALUES (src.id, src.tenant_id, src.type, src.version, src.timestamp, src.created))
+
 -- events.advanceStream
 UPDATE PUBLIC.pc_streams SET version = ?, timestamp = ? WHERE tenant_id = ? AND id = ? AND version = ?
 

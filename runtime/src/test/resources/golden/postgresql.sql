@@ -91,6 +91,9 @@ INSERT INTO public.pc_streams (id, tenant_id, type, version, timestamp, created)
 -- events.upsertStream
 INSERT INTO public.pc_streams AS s (id, tenant_id, type, version, timestamp, created) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO UPDATE SET version = s.version + EXCLUDED.version, timestamp = EXCLUDED.timestamp RETURNING version
 
+-- events.upsertStreamsOfMany
+INSERT INTO public.pc_streams AS s (id, tenant_id, type, version, timestamp, created) SELECT u.id, ?, u.type, u.n, ?, ? FROM unnest(CAST(? AS varchar[]), CAST(? AS varchar[]), CAST(? AS bigint[])) AS u(id, type, n) ORDER BY u.id ON CONFLICT (tenant_id, id) DO UPDATE SET version = s.version + EXCLUDED.version, timestamp = EXCLUDED.timestamp RETURNING id, version
+
 -- events.advanceStream
 UPDATE public.pc_streams SET version = ?, timestamp = ? WHERE tenant_id = ? AND id = ? AND version = ?
 

@@ -28,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Run: {@code mvn -B -ntp -q -pl bench -am -DskipTests -Pappend verify -Dappend.args="engine=postgres"}.
  * Arguments are space-separated {@code key=value}: {@code engine} (h2 | postgres), {@code url}, {@code writers}
- * (4), {@code saves} (saveChanges per writer, 400), {@code perSave} (events per save, 10), {@code rounds} (5; the
- * best round is reported, after one warm-up round).
+ * (4), {@code saves} (saveChanges per writer, 400), {@code perSave} (events per save, 10), {@code streamsPerSave}
+ * (the streams a save's events are spread over, 1), {@code rounds} (5; the best round is reported, after one warm-up
+ * round).
  */
 public final class AppendBenchmark {
 
@@ -37,6 +38,7 @@ public final class AppendBenchmark {
     private final int writers;
     private final int saves;
     private final int perSave;
+    private final int streamsPerSave;
     private final int rounds;
 
     private AppendBenchmark(Map<String, String> args) {
@@ -45,6 +47,10 @@ public final class AppendBenchmark {
         this.writers = Integer.parseInt(args.getOrDefault("writers", "4"));
         this.saves = Integer.parseInt(args.getOrDefault("saves", "400"));
         this.perSave = Integer.parseInt(args.getOrDefault("perSave", "10"));
+        this.streamsPerSave = Integer.parseInt(args.getOrDefault("streamsPerSave", "1"));
+        if (streamsPerSave < 1 || perSave % streamsPerSave != 0) {
+            throw new IllegalArgumentException("perSave must be a multiple of streamsPerSave");
+        }
         this.rounds = Integer.parseInt(args.getOrDefault("rounds", "5"));
     }
 
@@ -79,8 +85,8 @@ public final class AppendBenchmark {
                     results.add(best);
                 }
             }
-            System.out.printf(Locale.ROOT, "%nAppends on %s: %d writers, %d saves of %d events each, %d cores, Java %s"
-                            + " (best of %d rounds)%n%n", engine, writers, saves, perSave,
+            System.out.printf(Locale.ROOT, "%nAppends on %s: %d writers, %d saves of %d events in %d streams each,"
+                            + " %d cores, Java %s (best of %d rounds)%n%n", engine, writers, saves, perSave, streamsPerSave,
                     Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), rounds);
             System.out.println("| partitionByTenant | writers' tenants | events/s | save p50 | save p99 |");
             System.out.println("|---|---|---|---|---|");
@@ -116,9 +122,13 @@ public final class AppendBenchmark {
                             for (int e = 0; e < perSave; e++) {
                                 ticks.add(new Tick(s * perSave + e));
                             }
+                            int perStream = perSave / streamsPerSave;
                             long began = System.nanoTime();
                             try (DocumentSession session = store.openSession(tenant)) {
-                                session.events().append(stream, ticks);
+                                for (int k = 0; k < streamsPerSave; k++) {
+                                    session.events().append(streamsPerSave == 1 ? stream : stream + "-" + k,
+                                            ticks.subList(k * perStream, (k + 1) * perStream));
+                                }
                                 session.saveChanges();
                             }
                             nanos[slice + s] = System.nanoTime() - began;

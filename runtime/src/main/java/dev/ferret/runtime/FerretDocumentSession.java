@@ -13,12 +13,10 @@ import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.projections.PageBatch;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.documents.DocumentMapping;
-import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -158,12 +156,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         if (!appends.isEmpty()) {
             // first, so every append of the tenant takes its sequence row before any stream row: one lock order
             long tenantSeq = context.partitionedByTenant() ? drawTenantNumbers(c, now) : 0;
-            List<AppendedRange> ranges = new ArrayList<>(appends.size());
-            for (StreamAppend append : appends) {
-                long headVersion = writeStream(c, append, now);
-                ranges.add(new AppendedRange(append.streamId(), headVersion - append.events().size() + 1,
-                        headVersion));
-            }
+            List<AppendedRange> ranges = writeStreams(c, now);
             List<UUID> eventIds = writeEvents(c, ranges, now, tenantSeq);
             if (!context.partitionedByTenant()) {
                 // at once after the insert drew the numbers: the detector passes a hole without an owner.
@@ -215,6 +208,142 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                 + " object or array on every engine: wrap the value in a record");
     }
 
+    /**
+     * Moves the head of every appended stream and returns, per append in call order, the versions it writes. Where
+     * the engine takes arrays and no stream is appended twice, in a constant number of statements: the appends to
+     * any version in one multi-row upsert, new streams in one batch of inserts, expected versions in one batch of
+     * conditional updates. Otherwise one statement per append, in call order.
+     */
+    private List<AppendedRange> writeStreams(Connection c, OffsetDateTime now) throws SQLException {
+        List<AppendedRange> ranges = new ArrayList<>(appends.size());
+        boolean distinct = appends.stream().map(StreamAppend::streamId).distinct().count() == appends.size();
+        if (appends.size() == 1 || !distinct || context.eventSql().upsertStreamsOfMany().isEmpty()) {
+            for (StreamAppend append : appends) {
+                ranges.add(range(append, writeStream(c, append, now)));
+            }
+            return ranges;
+        }
+        Map<String, Long> heads = new HashMap<>();
+        upsertAnyVersionStreams(c, now, heads);
+        insertNewStreams(c, now, heads);
+        advanceExpectedStreams(c, now, heads);
+        for (StreamAppend append : appends) {
+            ranges.add(range(append, heads.get(append.streamId())));
+        }
+        return ranges;
+    }
+
+    private static AppendedRange range(StreamAppend append, long headVersion) {
+        return new AppendedRange(append.streamId(), headVersion - append.events().size() + 1, headVersion);
+    }
+
+    /** The appends to any version, in one upsert that returns each stream's new head. */
+    private void upsertAnyVersionStreams(Connection c, OffsetDateTime now, Map<String, Long> heads)
+            throws SQLException {
+        List<StreamAppend> any = appends.stream().filter(a -> a.expectedVersion() == ANY_VERSION).toList();
+        if (any.isEmpty()) {
+            return;
+        }
+        Dialect dialect = context.dialect();
+        try (PreparedStatement ps = c.prepareStatement(context.eventSql().upsertStreamsOfMany())) {
+            ps.setString(1, tenantId);
+            ps.setObject(2, now);
+            ps.setObject(3, now);
+            dialect.bindArray(c, ps, 4, "varchar", any.stream().map(StreamAppend::streamId).toArray());
+            dialect.bindArray(c, ps, 5, "varchar", any.stream().map(StreamAppend::aggregateType).toArray());
+            dialect.bindArray(c, ps, 6, "bigint", any.stream().map(a -> (long) a.events().size()).toArray());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    heads.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+        } catch (SQLException e) {
+            if (dialect.isUniqueViolation(e)) {
+                // two writers created a stream at once; the engine's upsert let both try the insert
+                throw conflict(c, any.get(0), "another writer created one of the unit of work's "
+                        + any.size() + " new or appended streams at the same time");
+            }
+            throw e;
+        }
+    }
+
+    /** New streams ({@code startStream}, expected version 0), in one batch of inserts. */
+    private void insertNewStreams(Connection c, OffsetDateTime now, Map<String, Long> heads) throws SQLException {
+        List<StreamAppend> created = appends.stream().filter(a -> a.expectedVersion() == 0).toList();
+        if (created.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(context.eventSql().insertStream())) {
+            for (StreamAppend append : created) {
+                bindStreamRow(ps, append, append.events().size(), now);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        } catch (SQLException e) {
+            if (context.dialect().isUniqueViolation(e)) {
+                throw conflict(c, firstExisting(created), "it already exists");
+            }
+            throw e;
+        }
+        created.forEach(append -> heads.put(append.streamId(), (long) append.events().size()));
+    }
+
+    /**
+     * Which of {@code created} exists, asked on a connection of its own: the batch's transaction may be aborted
+     * (PostgreSQL), and drivers disagree on which entries of a failed batch they report. The stream that made the
+     * insert fail was committed by then (the engine waited for its writer), so it is seen; the first append when none
+     * is.
+     */
+    private StreamAppend firstExisting(List<StreamAppend> created) {
+        try (Connection lookup = context.dataSourceOf(tenantId).getConnection();
+             PreparedStatement ps = lookup.prepareStatement(context.eventSql().selectStream())) {
+            for (StreamAppend append : created) {
+                ps.setString(1, tenantId);
+                ps.setString(2, append.streamId());
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        return append;
+                    }
+                }
+            }
+        } catch (SQLException e) {
+            // naming the stream is a courtesy; the conflict is the news
+        }
+        return created.get(0);
+    }
+
+    /** Appends at an expected version, in one batch of updates that each move a stream only from that version. */
+    private void advanceExpectedStreams(Connection c, OffsetDateTime now, Map<String, Long> heads)
+            throws SQLException {
+        List<StreamAppend> expected = appends.stream().filter(a -> a.expectedVersion() > 0).toList();
+        if (expected.isEmpty()) {
+            return;
+        }
+        int[] moved;
+        try (PreparedStatement ps = c.prepareStatement(context.eventSql().advanceStream())) {
+            for (StreamAppend append : expected) {
+                bindAdvance(ps, append, now);
+                ps.addBatch();
+            }
+            moved = ps.executeBatch();
+        }
+        for (int i = 0; i < expected.size(); i++) {
+            StreamAppend append = expected.get(i);
+            if (moved[i] != 1) {
+                throw conflict(c, append, "another writer moved it first or it does not exist");
+            }
+            heads.put(append.streamId(), append.expectedVersion() + append.events().size());
+        }
+    }
+
+    private void bindAdvance(PreparedStatement ps, StreamAppend append, OffsetDateTime now) throws SQLException {
+        ps.setLong(1, append.expectedVersion() + append.events().size());
+        ps.setObject(2, now);
+        ps.setString(3, tenantId);
+        ps.setString(4, append.streamId());
+        ps.setLong(5, append.expectedVersion());
+    }
+
     /** Moves the stream's head and returns its version afterwards. */
     private long writeStream(Connection c, StreamAppend append, OffsetDateTime now) throws SQLException {
         EventSql sql = context.eventSql();
@@ -234,11 +363,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         } else if (append.expectedVersion() > 0) {
             newVersion = append.expectedVersion() + count;
             try (PreparedStatement ps = c.prepareStatement(sql.advanceStream())) {
-                ps.setLong(1, newVersion);
-                ps.setObject(2, now);
-                ps.setString(3, tenantId);
-                ps.setString(4, append.streamId());
-                ps.setLong(5, append.expectedVersion());
+                bindAdvance(ps, append, now);
                 if (ps.executeUpdate() != 1) {
                     throw conflict(c, append, "another writer moved it first or it does not exist");
                 }
@@ -352,37 +477,14 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             ps.executeBatch();
         } catch (SQLException e) {
             if (context.dialect().isUniqueViolation(e)) {
-                throw conflict(c, appendOfEvent(failedBatchEntry(e)), "another writer appended the same versions");
+                // the stream rows above serialize writers per stream, so this is a writer that bypassed them
+                throw conflict(c, appends.get(0), appends.size() == 1 ? "another writer appended the same versions"
+                        : "another writer appended the same versions to one of this unit of work's "
+                                + appends.size() + " streams");
             }
             throw e;
         }
         return eventIds;
-    }
-
-    /** Which entry of a batch failed: the first one reported failed, else the first without a count. */
-    private static int failedBatchEntry(SQLException e) {
-        if (e instanceof BatchUpdateException batch && batch.getUpdateCounts() != null) {
-            int[] counts = batch.getUpdateCounts();
-            for (int i = 0; i < counts.length; i++) {
-                if (counts[i] == Statement.EXECUTE_FAILED) {
-                    return i;
-                }
-            }
-            return counts.length;
-        }
-        return 0;
-    }
-
-    /** The append that holds the {@code index}th event of this unit of work (the last one past the end). */
-    private StreamAppend appendOfEvent(int index) {
-        int remaining = index;
-        for (StreamAppend append : appends) {
-            if (remaining < append.events().size()) {
-                return append;
-            }
-            remaining -= append.events().size();
-        }
-        return appends.get(appends.size() - 1);
     }
 
     /**

@@ -74,13 +74,26 @@ public interface Dialect {
                                   List<AppendedRange> ranges) throws SQLException;
 
     /**
+     * Binds {@code values} as one array parameter of SQL element type {@code elementType} ({@code varchar} or
+     * {@code bigint}). Only for an engine whose array statements ({@code ...OfMany}) are not empty.
+     */
+    default void bindArray(Connection connection, PreparedStatement statement, int index, String elementType,
+                           Object[] values) throws SQLException {
+        throw new UnsupportedOperationException(engine() + " takes no array parameters");
+    }
+
+    /**
      * Binds {@code ranges} to the three array parameters from {@code index} on (stream ids, first versions, last
      * versions) of {@link EventSql#selectAppendedSequencesOfMany} and {@link EventSql#ownAppendedSequencesOfMany}.
      * Only for an engine whose statements are not empty.
      */
     default void bindAppendedRanges(Connection connection, PreparedStatement statement, int index,
                                     List<AppendedRange> ranges) throws SQLException {
-        throw new UnsupportedOperationException(engine() + " reads appended sequences one append at a time");
+        bindArray(connection, statement, index, "varchar", ranges.stream().map(AppendedRange::streamId).toArray());
+        bindArray(connection, statement, index + 1, "bigint",
+                ranges.stream().map(AppendedRange::firstVersion).toArray());
+        bindArray(connection, statement, index + 2, "bigint",
+                ranges.stream().map(AppendedRange::lastVersion).toArray());
     }
 
     /**

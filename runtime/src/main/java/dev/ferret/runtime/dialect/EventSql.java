@@ -7,6 +7,10 @@ package dev.ferret.runtime.dialect;
  *                              means it exists
  * @param upsertStream          (id, tenant_id, type, count, timestamp, created) -&gt; the new version: adds {@code count} events
  *                              to the stream, creating it when missing
+ * @param upsertStreamsOfMany   (tenant_id, timestamp, created, ids, types, counts) -&gt; id, version:
+ *                              {@code upsertStream} for several distinct streams in one statement, the last three
+ *                              bound as arrays by {@link Dialect#bindArray} (empty where the engine takes no array
+ *                              parameter: one statement per stream)
  * @param advanceStream         (new version, timestamp, tenant_id, id, expected version): moves a stream only if it
  *                              is at the expected version; one row updated or none
  * @param selectStream          (tenant_id, id) -&gt; version, type, timestamp
@@ -38,7 +42,7 @@ package dev.ferret.runtime.dialect;
  *                              {@code ownAppendedSequences}, a mark at or above a number the append drew means the
  *                              detector passed it before the lock was taken (empty where owners are in memory)
  */
-public record EventSql(String insertStream, String upsertStream, String advanceStream, String selectStream,
+public record EventSql(String insertStream, String upsertStream, String upsertStreamsOfMany, String advanceStream, String selectStream,
                        String nextTenantSequence, String insertEvent, String selectStreamEvents,
                        String selectAppendedSequences, String ownAppendedSequences,
                        String selectAppendedSequencesOfMany, String ownAppendedSequencesOfMany,

@@ -249,6 +249,16 @@ public final class H2Dialect implements Dialect {
                         + " WHEN MATCHED THEN UPDATE SET version = s.version + src.version, timestamp = src.timestamp"
                         + " WHEN NOT MATCHED THEN INSERT (id, tenant_id, type, version, timestamp, created)"
                         + " VALUES (src.id, src.tenant_id, src.type, src.version, src.timestamp, src.created))",
+                "SELECT id, version FROM FINAL TABLE (MERGE INTO " + t.streams() + " AS s"
+                        + " USING (SELECT u.id, CAST(?1 AS " + TEXT + ") AS tenant_id, u.type, u.n AS version,"
+                        + " CAST(?2 AS TIMESTAMP WITH TIME ZONE) AS timestamp,"
+                        + " CAST(?3 AS TIMESTAMP WITH TIME ZONE) AS created"
+                        + " FROM UNNEST(CAST(?4 AS " + TEXT + " ARRAY), CAST(?5 AS " + TEXT + " ARRAY),"
+                        + " CAST(?6 AS BIGINT ARRAY)) AS u(id, type, n)) AS src"
+                        + " ON s.tenant_id = src.tenant_id AND s.id = src.id"
+                        + " WHEN MATCHED THEN UPDATE SET version = s.version + src.version, timestamp = src.timestamp"
+                        + " WHEN NOT MATCHED THEN INSERT (id, tenant_id, type, version, timestamp, created)"
+                        + " VALUES (src.id, src.tenant_id, src.type, src.version, src.timestamp, src.created))",
                 "UPDATE " + t.streams() + " SET version = ?, timestamp = ?"
                         + " WHERE tenant_id = ? AND id = ? AND version = ?",
                 "SELECT version, type, timestamp FROM " + t.streams() + " WHERE tenant_id = ? AND id = ?",
@@ -415,11 +425,9 @@ public final class H2Dialect implements Dialect {
     }
 
     @Override
-    public void bindAppendedRanges(Connection connection, PreparedStatement statement, int index,
-                                   List<AppendedRange> ranges) throws SQLException {
-        statement.setObject(index, ranges.stream().map(AppendedRange::streamId).toArray(String[]::new));
-        statement.setObject(index + 1, ranges.stream().map(AppendedRange::firstVersion).toArray(Long[]::new));
-        statement.setObject(index + 2, ranges.stream().map(AppendedRange::lastVersion).toArray(Long[]::new));
+    public void bindArray(Connection connection, PreparedStatement statement, int index, String elementType,
+                          Object[] values) throws SQLException {
+        statement.setObject(index, values);
     }
 
     @Override

@@ -206,6 +206,13 @@ public final class PostgresDialect implements Dialect {
                         + " ON CONFLICT (tenant_id, id) DO UPDATE"
                         + " SET version = s.version + EXCLUDED.version, timestamp = EXCLUDED.timestamp"
                         + " RETURNING version",
+                // ordered by id: units of work that share streams lock their rows in one order
+                "INSERT INTO " + t.streams() + " AS s (id, tenant_id, type, version, timestamp, created)"
+                        + " SELECT u.id, ?, u.type, u.n, ?, ? FROM unnest(CAST(? AS varchar[]), CAST(? AS varchar[]),"
+                        + " CAST(? AS bigint[])) AS u(id, type, n) ORDER BY u.id"
+                        + " ON CONFLICT (tenant_id, id) DO UPDATE"
+                        + " SET version = s.version + EXCLUDED.version, timestamp = EXCLUDED.timestamp"
+                        + " RETURNING id, version",
                 "UPDATE " + t.streams() + " SET version = ?, timestamp = ?"
                         + " WHERE tenant_id = ? AND id = ? AND version = ?",
                 "SELECT version, type, timestamp FROM " + t.streams() + " WHERE tenant_id = ? AND id = ?",
@@ -386,14 +393,9 @@ public final class PostgresDialect implements Dialect {
     }
 
     @Override
-    public void bindAppendedRanges(Connection connection, PreparedStatement statement, int index,
-                                   List<AppendedRange> ranges) throws SQLException {
-        statement.setArray(index, connection.createArrayOf("varchar",
-                ranges.stream().map(AppendedRange::streamId).toArray()));
-        statement.setArray(index + 1, connection.createArrayOf("bigint",
-                ranges.stream().map(AppendedRange::firstVersion).toArray()));
-        statement.setArray(index + 2, connection.createArrayOf("bigint",
-                ranges.stream().map(AppendedRange::lastVersion).toArray()));
+    public void bindArray(Connection connection, PreparedStatement statement, int index, String elementType,
+                          Object[] values) throws SQLException {
+        statement.setArray(index, connection.createArrayOf(elementType, values));
     }
 
     @Override

@@ -238,6 +238,8 @@ public final class SqlServerDialect implements Dialect {
                         + " VALUES (source.id, source.tenant_id, source.type, source.version, source.timestamp,"
                         + " source.created)"
                         + " OUTPUT inserted.version;",
+                // no array parameters in mssql-jdbc: one upsert per stream
+                "",
                 "UPDATE " + t.streams() + " SET version = ?, timestamp = ?"
                         + " WHERE tenant_id = ? AND id = ? AND version = ?",
                 "SELECT version, type, timestamp FROM " + t.streams() + " WHERE tenant_id = ? AND id = ?",
