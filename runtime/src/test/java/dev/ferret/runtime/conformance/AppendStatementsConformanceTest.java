@@ -14,6 +14,7 @@ import dev.ferret.runtime.conformance.Fixtures.OrderPlaced;
 import dev.ferret.runtime.conformance.Fixtures.OrderShipped;
 import dev.ferret.runtime.testing.FlakyDataSource;
 import dev.ferret.runtime.testing.TestDatabase;
+import dev.ferret.runtime.testing.TestResources;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,27 +34,22 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AppendStatementsConformanceTest {
 
-    private TestDatabase db;
-    private FlakyDataSource counted;
+    private final TestResources resources = new TestResources();
     private final AtomicInteger prepared = new AtomicInteger();
+    private TestDatabase db;
     private DocumentStore store;
 
     @BeforeAll
     void start() {
-        db = TestDatabase.create("appendstatements");
-        counted = new FlakyDataSource(db.dataSource());
+        db = resources.database("appendstatements");
+        FlakyDataSource counted = new FlakyDataSource(db.dataSource());
         counted.observeStatements(sql -> prepared.incrementAndGet());
-        store = Ferret.createStore(db.options().dataSource(counted));
+        store = resources.add(Ferret.createStore(db.options().dataSource(counted)));
     }
 
     @AfterAll
-    void stop() {
-        if (store != null) {
-            store.close();
-        }
-        if (db != null) {
-            db.close();
-        }
+    void stop() throws Exception {
+        resources.close();
     }
 
     @Test
