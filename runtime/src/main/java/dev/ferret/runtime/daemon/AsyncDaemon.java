@@ -313,6 +313,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
      */
     long refreshMark(Duration timeout, Predicate<TenantDatabases.Database> databases) {
         long deadline = time.nanoTime() + timeout.toNanos();
+        Throwable lastFailure = null;
         while (true) {
             long remaining = deadline - time.nanoTime();
             try {
@@ -327,9 +328,12 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 if (!context.dialect().isTransientCause(e.getCause()) || !timeLeft) {
                     throw new DatabaseException("could not read the high water mark: " + e.getCause(), e.getCause());
                 }
+                lastFailure = e.getCause();
                 sleep(pause);
             } catch (TimeoutException e) {
-                throw new NonStaleTimeoutException("could not read the high water mark within " + timeout, Map.of());
+                // the last attempt ran out of time behind the scheduler: the failure before it is still the reason
+                throw new NonStaleTimeoutException("could not read the high water mark within " + timeout
+                        + (lastFailure == null ? "" : "; the last attempt failed: " + lastFailure), Map.of());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while reading the high water mark", e);
