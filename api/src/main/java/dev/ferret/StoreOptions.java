@@ -1,5 +1,6 @@
 package dev.ferret;
 
+import jakarta.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -8,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -179,6 +181,7 @@ public final class StoreOptions {
     public static final class Events {
 
         private final Map<String, Class<?>> byAlias = new LinkedHashMap<>();
+        private final Map<String, EventUpcast> upcasts = new LinkedHashMap<>();
 
         private final StoreOptions owner;
         private boolean partitionedByTenant;
@@ -256,6 +259,68 @@ public final class StoreOptions {
 
         public Map<String, Class<?>> byAlias() {
             return Collections.unmodifiableMap(byAlias);
+        }
+
+        /**
+         * Events stored under {@code fromAlias} are read as if stored under {@code toAlias} with the JSON
+         * {@code transform} returns for theirs: a renamed or reshaped event type. {@code toAlias} is a registered
+         * event type or the {@code fromAlias} of another upcast; the stored rows are never changed.
+         *
+         * @throws ConfigurationException naming the alias when it is blank, too long or already upcast
+         */
+        public Events upcast(String fromAlias, String toAlias, UnaryOperator<JsonObject> transform) {
+            Objects.requireNonNull(transform, "transform");
+            requireAlias(toAlias, "upcast target of '" + fromAlias + "'");
+            return addUpcast(new EventUpcast.JsonStep(fromAlias, toAlias, transform));
+        }
+
+        /**
+         * Events stored under {@code fromAlias} are read as {@code storedShape} and handed on as what
+         * {@code convert} makes of them, a {@code currentType}: for changes a JSON rewrite cannot express.
+         *
+         * @throws ConfigurationException naming the alias when it is blank, too long or already upcast
+         */
+        public <O, T> Events upcast(String fromAlias, Class<O> storedShape, Class<T> currentType,
+                                    Function<? super O, ? extends T> convert) {
+            Objects.requireNonNull(storedShape, "storedShape");
+            Objects.requireNonNull(currentType, "currentType");
+            Objects.requireNonNull(convert, "convert");
+            return addUpcast(new EventUpcast.TypedStep<>(fromAlias, storedShape, currentType, convert));
+        }
+
+        /**
+         * Adds {@code step}, built elsewhere (in a container, a bean the extension discovered).
+         *
+         * @throws ConfigurationException naming the alias when it is blank, too long or already upcast
+         */
+        public Events upcast(EventUpcast step) {
+            Objects.requireNonNull(step, "step");
+            if (step instanceof EventUpcast.JsonStep json) {
+                return upcast(json.fromAlias(), json.toAlias(), json.transform());
+            }
+            return addUpcast(step);
+        }
+
+        /** The upcasts, by the alias each reads. */
+        public Map<String, EventUpcast> upcasts() {
+            return Collections.unmodifiableMap(upcasts);
+        }
+
+        private Events addUpcast(EventUpcast step) {
+            requireAlias(step.fromAlias(), "upcast");
+            if (upcasts.containsKey(step.fromAlias())) {
+                throw new ConfigurationException("event alias '" + step.fromAlias() + "' already has an upcast;"
+                        + " one alias is read one way");
+            }
+            upcasts.put(step.fromAlias(), step);
+            return this;
+        }
+
+        private static void requireAlias(String alias, String what) {
+            if (alias == null || alias.isBlank() || alias.length() > 250) {
+                throw new ConfigurationException("event alias of " + what + " must be 1-250 characters, was: "
+                        + (alias == null ? "null" : "'" + alias + "'"));
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.ferret.cdi;
 
 import dev.ferret.ConfigurationException;
+import dev.ferret.EventUpcast;
 import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.DaemonMode;
@@ -44,6 +45,10 @@ public class FerretStoreLifecycle {
 
     @Inject
     jakarta.enterprise.inject.Instance<FaultToleranceRetries> faultTolerance;
+
+    /** The application's upcasts: beans, typically producer methods, of type {@link EventUpcast}. */
+    @Inject
+    jakarta.enterprise.inject.Instance<EventUpcast> upcasts;
 
     private volatile FerretDocumentStore store;
     private volatile boolean closed;
@@ -125,6 +130,11 @@ public class FerretStoreLifecycle {
                         + " (for alias " + type.getKey() + ")");
             }
         }
+        int upcastCount = 0;
+        for (EventUpcast upcast : upcasts) {
+            options.events().upcast(upcast);
+            upcastCount++;
+        }
         for (FerretExtension.Registered r : extension.projections()) {
             // so events written before this start read back even before this node appends one of their type
             if (r.projection() instanceof AggregateProjection<?, ?> aggregate) {
@@ -149,7 +159,8 @@ public class FerretStoreLifecycle {
         FerretDocumentStore built = Ferret.createStore(options, seams);
         LOG.info("Ferret store started on " + settings.dataSource() + " (" + built.engine() + ", " + transactions
                 + (faultTolerance.isResolvable() ? ", MicroProfile Fault Tolerance retries" : ", Resilience4j retries")
-                + ", daemon " + options.daemon().getMode() + ", " + extension.projections().size() + " projections)");
+                + ", daemon " + options.daemon().getMode() + ", " + extension.projections().size() + " projections, "
+                + upcastCount + " event upcasts)");
         return built;
     }
 

@@ -86,6 +86,8 @@ class FerretContainerIT {
         HttpResponse<String> order = get("/ferret-main/api/orders/o-1?nonStale=true");
         assertThat(order.statusCode()).isEqualTo(200);
         assertThat(order.body()).contains("\"customer\":\"alice\"").contains("\"id\":\"o-1\"");
+        // the application's EventUpcast producer reached the store
+        assertThat(tail(messagesLog(), 0)).contains("1 event upcasts)");
     }
 
     @Test

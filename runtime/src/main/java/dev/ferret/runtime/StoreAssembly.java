@@ -66,7 +66,7 @@ final class StoreAssembly {
         boolean ownsSerializer = options.getSerializer() == null;
         JsonSerializer serializer = ownsSerializer ? new JsonbSerializer() : options.getSerializer();
         StoreContext context = new StoreContext(dataSource, dialect, names, dialect.eventSql(names), documents,
-                new EventTypes(options.events().byAlias()), serializer, seams.transactions(), seams.clock(),
+                new EventTypes(options.events().byAlias(), options.events().upcasts()), serializer, seams.transactions(), seams.clock(),
                 databases, partitionedByTenant, options.projections().getOutboxPublisher());
 
         List<String> created = migrate(context, options.isApplyAllDatabaseChangesOnStartup());

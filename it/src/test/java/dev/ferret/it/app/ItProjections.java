@@ -1,9 +1,11 @@
 package dev.ferret.it.app;
 
+import dev.ferret.EventUpcast;
 import dev.ferret.cdi.AsyncProjection;
 import dev.ferret.projections.Snapshot;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
+import jakarta.json.Json;
 
 @ApplicationScoped
 public class ItProjections {
@@ -13,5 +15,12 @@ public class ItProjections {
     Snapshot<ItOrder> orders() {
         return Snapshot.of(ItOrder.class)
                 .create(ItEvents.Placed.class, (id, e) -> new ItOrder(id, e.customer(), 1));
+    }
+
+    /** Orders an earlier version of the application stored as {@code {"order": ..., "buyer": ...}}. */
+    @Produces
+    EventUpcast legacyPlaced() {
+        return new EventUpcast.JsonStep("it_placed_v0", "Placed", v0 -> Json.createObjectBuilder()
+                .add("orderId", v0.getString("order")).add("customer", v0.getString("buyer")).build());
     }
 }

@@ -79,7 +79,7 @@ final class PageReader {
                         tenantNumbers.put(rs.getLong(EventRows.SEQUENCE), lastRow);
                     }
                     String alias = rs.getString(EventRows.TYPE);
-                    if (!applier.wants(alias)) {
+                    if (!applier.wants(context.eventTypes().currentAlias(alias))) {
                         continue;
                     }
                     try {

@@ -28,16 +28,17 @@ public final class EventRows {
     }
 
     /**
-     * Reads the event on the current row.
+     * Reads the event on the current row, as its type of today: an event stored under an alias that is upcast is
+     * read through its upcasts and carries the alias they lead to.
      *
      * @throws dev.ferret.UnknownEventTypeException when its type alias is not registered
      */
     public static EventEnvelope read(ResultSet rs, EventTypes types, JsonSerializer serializer) throws SQLException {
         long sequence = rs.getLong(SEQUENCE);
         String alias = rs.getString(TYPE);
-        Class<?> type = types.typeOf(alias, sequence);
+        Object data = types.read(alias, rs.getString(DATA), sequence, serializer);
         return new EventEnvelope(sequence, UUID.fromString(rs.getString(ID)), rs.getString(STREAM),
-                rs.getLong(VERSION), alias, rs.getObject(TIMESTAMP, OffsetDateTime.class), rs.getString(TENANT),
-                serializer.fromJson(rs.getString(DATA), type));
+                rs.getLong(VERSION), types.currentAlias(alias), rs.getObject(TIMESTAMP, OffsetDateTime.class),
+                rs.getString(TENANT), data);
     }
 }

@@ -161,6 +161,17 @@ public final class TestDatabase implements AutoCloseable {
         }
     }
 
+    /** The first column of the first row of {@code sql}, as text. */
+    public String queryString(String sql) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
     /** Drops the pool's connections, as a pool does after a database restart, so killed ones are not lent again. */
     public void evictPooledConnections() {
         dataSource.getHikariPoolMXBean().softEvictConnections();
