@@ -19,6 +19,14 @@ public interface DocumentSession extends QuerySession {
     EventOperations events();
 
     /**
+     * The current state and version of {@code streamId}, to append to at that version: read from an inline snapshot
+     * of {@code type} when one is registered (it is always current), folded from the stream's events otherwise.
+     *
+     * @throws IllegalArgumentException naming {@code type} when no snapshot projection of it is registered
+     */
+    <T> StreamForWriting<T> fetchForWriting(Class<T> type, String streamId);
+
+    /**
      * Writes everything buffered in one transaction and clears the buffer.
      *
      * @throws ConcurrencyException when an expected stream version did not hold; nothing was written

@@ -1,5 +1,6 @@
 package dev.ferret;
 
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -29,6 +30,21 @@ public interface QuerySession extends AutoCloseable {
 
     /** The stream's current version and metadata, or empty when it does not exist. */
     Optional<StreamState> fetchStreamState(String streamId);
+
+    /**
+     * Folds the events of {@code streamId} on demand with the snapshot projection registered for {@code type} (the
+     * one the daemon or inline projections use), storing nothing: empty when the stream does not exist or its
+     * events delete the aggregate.
+     *
+     * @throws IllegalArgumentException naming {@code type} when no snapshot projection of it is registered
+     */
+    <T> Optional<T> aggregateStream(Class<T> type, String streamId);
+
+    /** {@link #aggregateStream(Class, String)} over the events up to and including stream version {@code version}. */
+    <T> Optional<T> aggregateStream(Class<T> type, String streamId, long version);
+
+    /** {@link #aggregateStream(Class, String)} over the events appended at or before {@code asOf}. */
+    <T> Optional<T> aggregateStream(Class<T> type, String streamId, Instant asOf);
 
     @Override
     void close();

@@ -4,6 +4,8 @@ import dev.ferret.ConcurrencyException;
 import dev.ferret.DocumentSession;
 import dev.ferret.EventOperations;
 import dev.ferret.IdLimits;
+import dev.ferret.StreamState;
+import dev.ferret.StreamForWriting;
 import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.EventSql;
@@ -12,6 +14,7 @@ import dev.ferret.daemon.ApplyFailedException;
 import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.projections.PageBatch;
 import dev.ferret.runtime.projections.ProjectionApplier;
+import dev.ferret.runtime.projections.StreamAggregates;
 import dev.ferret.runtime.documents.DocumentMapping;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -20,10 +23,12 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -116,6 +121,62 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             context.eventTypes().aliasOf(events.get(i).getClass());
         }
         appends.add(new StreamAppend(streamId, expectedVersion, aggregateType, start, List.copyOf(events)));
+    }
+
+    @Override
+    public <T> StreamForWriting<T> fetchForWriting(Class<T> type, String streamId) {
+        ensureOpen();
+        IdLimits.requireStreamId(streamId);
+        StreamAggregates.Definition<T> definition = store.streamAggregates().of(type);
+        if (definition.inline()) {
+            // the version first: the inline snapshot commits with every append, so it is at least that current, and
+            // a newer one only makes the save refuse the stale version
+            long version = fetchStreamState(streamId).map(StreamState::version).orElse(0L);
+            DocumentMapping<T> mapping = context.mapping(type, definition.snapshot().version());
+            return new Fetched<>(streamId, version, loadFrom(mapping, streamId));
+        }
+        List<EventEnvelope> events = fetchStream(streamId);
+        long version = events.isEmpty() ? 0 : events.get(events.size() - 1).version();
+        return new Fetched<>(streamId, version,
+                Optional.ofNullable(StreamAggregates.foldAll(definition.snapshot(), streamId, events)));
+    }
+
+    /** A fetched stream; what it appends goes into this session at the version it was fetched at. */
+    private final class Fetched<T> implements StreamForWriting<T> {
+        private final String streamId;
+        private final long version;
+        private final Optional<T> aggregate;
+
+        Fetched(String streamId, long version, Optional<T> aggregate) {
+            this.streamId = streamId;
+            this.version = version;
+            this.aggregate = aggregate;
+        }
+
+        @Override
+        public String streamId() {
+            return streamId;
+        }
+
+        @Override
+        public long version() {
+            return version;
+        }
+
+        @Override
+        public Optional<T> aggregate() {
+            return aggregate;
+        }
+
+        @Override
+        public void append(Object... events) {
+            append(Arrays.asList(events));
+        }
+
+        @Override
+        public void append(List<?> events) {
+            FerretDocumentSession.this.append(streamId, version, events);
+        }
     }
 
     @Override

@@ -15,6 +15,7 @@ import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.TableNames;
 import dev.ferret.runtime.projections.PageBatch;
 import dev.ferret.runtime.projections.ProjectionApplier;
+import dev.ferret.runtime.projections.StreamAggregates;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -39,15 +40,18 @@ public final class FerretDocumentStore implements DocumentStore {
     private final boolean ownsSerializer;
     private final List<String> createdAtStartup;
     private final List<ProjectionApplier> inlineAppliers;
+    private final StreamAggregates streamAggregates;
     private final AsyncDaemon daemon;
 
     FerretDocumentStore(StoreContext context, HikariDataSource ownedPool, boolean ownsSerializer,
-                        List<String> createdAtStartup, List<ProjectionApplier> inlineAppliers, AsyncDaemon daemon) {
+                        List<String> createdAtStartup, List<ProjectionApplier> inlineAppliers,
+                        StreamAggregates streamAggregates, AsyncDaemon daemon) {
         this.context = context;
         this.ownedPool = ownedPool;
         this.ownsSerializer = ownsSerializer;
         this.createdAtStartup = List.copyOf(createdAtStartup);
         this.inlineAppliers = List.copyOf(inlineAppliers);
+        this.streamAggregates = streamAggregates;
         this.daemon = daemon;
     }
 
@@ -98,6 +102,11 @@ public final class FerretDocumentStore implements DocumentStore {
 
     List<ProjectionApplier> inlineAppliers() {
         return inlineAppliers;
+    }
+
+    /** The snapshot definitions sessions fold single streams with. */
+    StreamAggregates streamAggregates() {
+        return streamAggregates;
     }
 
     @Override

@@ -9,10 +9,13 @@ import dev.ferret.StreamState;
 import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.documents.DocumentMapping;
+import dev.ferret.runtime.projections.StreamAggregates;
+import dev.ferret.projections.Snapshot;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -21,6 +24,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /** Reads for one tenant. Each read borrows a connection for its own duration only. */
 class FerretQuerySession implements QuerySession {
@@ -44,7 +48,12 @@ class FerretQuerySession implements QuerySession {
     @Override
     public <T> Optional<T> load(Class<T> type, Object id) {
         ensureOpen();
-        DocumentMapping<T> mapping = context.mapping(type);
+        return loadFrom(context.mapping(type), id);
+    }
+
+    /** The document of {@code mapping} (a type, or one version of a projection's type) with {@code id}. */
+    <T> Optional<T> loadFrom(DocumentMapping<T> mapping, Object id) {
+        Class<T> type = mapping.type();
         String key = mapping.idFrom(id);
         try (Connection c = context.dataSourceOf(tenantId).getConnection();
              PreparedStatement ps = c.prepareStatement(mapping.sql().load())) {
@@ -123,6 +132,29 @@ class FerretQuerySession implements QuerySession {
 
     private EventEnvelope readEvent(ResultSet rs) throws SQLException {
         return context.readEvent(rs);
+    }
+
+    @Override
+    public <T> Optional<T> aggregateStream(Class<T> type, String streamId) {
+        return aggregate(type, streamId, event -> true);
+    }
+
+    @Override
+    public <T> Optional<T> aggregateStream(Class<T> type, String streamId, long version) {
+        return aggregate(type, streamId, event -> event.version() <= version);
+    }
+
+    @Override
+    public <T> Optional<T> aggregateStream(Class<T> type, String streamId, Instant asOf) {
+        Objects.requireNonNull(asOf, "asOf");
+        return aggregate(type, streamId, event -> !event.timestamp().toInstant().isAfter(asOf));
+    }
+
+    private <T> Optional<T> aggregate(Class<T> type, String streamId, Predicate<EventEnvelope> upTo) {
+        Snapshot<T> snapshot = store.streamAggregates().of(type).snapshot();
+        List<EventEnvelope> events = fetchStream(streamId);
+        List<EventEnvelope> folded = events.stream().takeWhile(upTo).toList();
+        return Optional.ofNullable(StreamAggregates.foldAll(snapshot, streamId, folded));
     }
 
     @Override

@@ -20,6 +20,7 @@ import dev.ferret.runtime.documents.DocumentMappings;
 import dev.ferret.runtime.events.EventTypes;
 import dev.ferret.runtime.json.JsonbSerializer;
 import dev.ferret.runtime.projections.ProjectionApplier;
+import dev.ferret.runtime.projections.StreamAggregates;
 import dev.ferret.runtime.schema.SchemaMigrator;
 import dev.ferret.runtime.tenancy.TenantDatabases;
 import dev.ferret.subscriptions.SubscriptionBase;
@@ -91,7 +92,7 @@ final class StoreAssembly {
                         partitionedByTenant ? Integer.MAX_VALUE : async.size()))), seams.retries(), sessions,
                 seams.time());
         FerretDocumentStore store = new FerretDocumentStore(context, ownedPool, ownsSerializer, created, inline,
-                daemon);
+                new StreamAggregates(options.projections().registrations()), daemon);
         sessions.bind(store);
         LOG.info("Ferret store on {} (schema {}, prefix {}) with {} document types, {} async and {} inline"
                         + " projections, daemon {}", dialect.engine(), names.schema(), names.prefix(),

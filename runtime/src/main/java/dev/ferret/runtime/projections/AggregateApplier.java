@@ -206,23 +206,6 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
 
     /** The document after {@code event}: a new instance, the same one, or null when it is deleted. */
     private T fold(String id, T current, EventEnvelope event) {
-        Class<?> type = event.data().getClass();
-        if (deleters.contains(type)) {
-            return null;
-        }
-        if (current == null) {
-            BiFunction<String, Object, T> creator = creators.get(type);
-            return creator == null ? null : requireDocument(creator.apply(id, event.data()), event);
-        }
-        BiFunction<T, Object, T> applier = appliers.get(type);
-        return applier == null ? current : requireDocument(applier.apply(current, event.data()), event);
-    }
-
-    private T requireDocument(T document, EventEnvelope event) {
-        if (document == null) {
-            throw new IllegalStateException("projection " + projection.name() + " returned null for "
-                    + event.typeName() + " at sequence " + event.sequence() + "; use deleteOn to delete");
-        }
-        return document;
+        return StreamAggregates.fold(projection, id, current, event);
     }
 }
