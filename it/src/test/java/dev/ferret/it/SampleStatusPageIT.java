@@ -69,6 +69,17 @@ class SampleStatusPageIT {
                         "{\"orderId\":\"order-1\",\"customer\":\"alice\",\"amountCents\":4200}"))
                 .build(), HttpResponse.BodyHandlers.ofString());
         assertThat(placed.statusCode()).as(placed.body()).isEqualTo(202);
+        // the order folded from its events at once, then shipped by a command handler at the version it read
+        HttpResponse<String> live = send(HttpRequest.newBuilder(base.toURI().resolve("api/orders/order-1/live")).GET());
+        assertThat(live.statusCode()).as(live.body()).isEqualTo(200);
+        assertThat(live.body()).contains("\"status\":\"placed\"").contains("\"customer\":\"alice\"");
+        HttpResponse<String> shipped = send(HttpRequest.newBuilder(base.toURI().resolve("api/orders/order-1/ship"))
+                .POST(HttpRequest.BodyPublishers.noBody()));
+        assertThat(shipped.statusCode()).as(shipped.body()).isEqualTo(202);
+        HttpResponse<String> again = send(HttpRequest.newBuilder(base.toURI().resolve("api/orders/order-1/ship"))
+                .POST(HttpRequest.BodyPublishers.noBody()));
+        assertThat(again.statusCode()).as(again.body()).isEqualTo(409);
+        assertThat(again.body()).contains("is shipped");
 
         Path out = Files.createDirectories(Path.of(System.getProperty("it.screenshots", "target/screenshots")));
         Path screenshot = out.resolve("sample-status-page.png");
@@ -133,5 +144,10 @@ class SampleStatusPageIT {
         try (Stream<Path> paths = Files.walk(dir)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
+    }
+
+    private static HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+        return HttpClient.newHttpClient().send(request.timeout(Duration.ofSeconds(60)).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 }

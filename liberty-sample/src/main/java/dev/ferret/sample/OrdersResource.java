@@ -1,8 +1,10 @@
 package dev.ferret.sample;
 
+import dev.ferret.ConcurrencyException;
 import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
 import dev.ferret.QuerySession;
+import dev.ferret.StreamForWriting;
 import dev.ferret.daemon.NonStaleTimeoutException;
 import dev.ferret.sample.Events.ItemAdded;
 import dev.ferret.sample.Events.OrderCancelled;
@@ -60,10 +62,36 @@ public class OrdersResource {
         return append(id, new ItemAdded(id, item.sku(), item.quantity(), item.priceCents()));
     }
 
+    /** A command handler: the order's state decides, and the append expects the version that state was read at. */
     @POST
     @Path("orders/{id}/ship")
     public Response ship(@PathParam("id") String id) {
-        return append(id, new OrderShipped(id));
+        try (DocumentSession session = store.openSession()) {
+            StreamForWriting<OrderSummary> order = session.fetchForWriting(OrderSummary.class, id);
+            if (order.aggregate().isEmpty()) {
+                return Response.status(404).entity(Map.of("error", "no order '" + id + "'")).build();
+            }
+            String status = order.aggregate().get().status();
+            if (!"placed".equals(status)) {
+                return Response.status(409).entity(Map.of("error", "order '" + id + "' is " + status)).build();
+            }
+            order.append(new OrderShipped(id));
+            session.saveChanges();
+            return Response.accepted(Map.of("stream", id, "event", "OrderShipped", "version", order.version() + 1))
+                    .build();
+        } catch (ConcurrencyException e) {
+            return Response.status(409).entity(Map.of("error", e.getMessage())).build();
+        }
+    }
+
+    /** The order folded from its events now, without waiting for the daemon's projection. */
+    @GET
+    @Path("orders/{id}/live")
+    public Response liveOrder(@PathParam("id") String id) {
+        try (QuerySession session = store.querySession()) {
+            return session.aggregateStream(OrderSummary.class, id).map(o -> Response.ok(o).build())
+                    .orElseGet(() -> Response.status(404).entity(Map.of("error", "no order '" + id + "'")).build());
+        }
     }
 
     @POST
