@@ -82,10 +82,7 @@ class UpcastingConformanceTest {
 
         StoreOptions options = upcasting(db);
         options.daemon().mode(DaemonMode.SOLO).pollingInterval(Duration.ofMillis(50));
-        options.projections().add(Snapshot.of("Totals", Totals.class)
-                .create(OrderPlaced.class, (id, e) -> new Totals(id, 1, e.amount()))
-                .apply(OrderPlaced.class, (doc, e) -> new Totals(doc.id(), doc.orders() + 1, doc.amount() + e.amount())),
-                Lifecycle.ASYNC);
+        options.projections().add(totals(), Lifecycle.ASYNC);
         DocumentStore store = resources.add(Ferret.createStore(options));
         try (DocumentSession session = store.openSession()) {
             session.events().append(stream, new OrderPlaced("o-3", "ann", 100));
@@ -107,10 +104,7 @@ class UpcastingConformanceTest {
                     throw new IllegalArgumentException("no customer for " + old.getString("order"));
                 });
         options.daemon().mode(DaemonMode.SOLO).pollingInterval(Duration.ofMillis(50));
-        options.projections().add(Snapshot.of("Totals", Totals.class)
-                .create(OrderPlaced.class, (id, e) -> new Totals(id, 1, e.amount()))
-                .apply(OrderPlaced.class, (doc, e) -> new Totals(doc.id(), doc.orders() + 1, doc.amount() + e.amount())),
-                Lifecycle.ASYNC);
+        options.projections().add(totals(), Lifecycle.ASYNC);
         DocumentStore store = resources.add(Ferret.createStore(options));
         await().atMost(WAIT).until(() -> store.daemon().status().shard("Totals:All").map(ShardStatus::state)
                 .orElse(null) == ShardState.PAUSED);
@@ -149,6 +143,13 @@ class UpcastingConformanceTest {
 
         assertThatThrownBy(() -> db.options().events().upcast("a", "b", json -> json).upcast("a", "c", json -> json))
                 .isInstanceOf(ConfigurationException.class).hasMessageContaining("'a' already has an upcast");
+    }
+
+    /** Every order of a stream, counted and summed. */
+    private static Snapshot<Totals> totals() {
+        return Snapshot.of("Totals", Totals.class)
+                .create(OrderPlaced.class, (id, e) -> new Totals(id, 1, e.amount()))
+                .apply(OrderPlaced.class, (doc, e) -> new Totals(doc.id(), doc.orders() + 1, doc.amount() + e.amount()));
     }
 
     /** Two orders stored by an application version that had only the first shape. */

@@ -152,21 +152,25 @@ public final class TestDatabase implements AutoCloseable {
 
     /** The first column of the first row of {@code sql}, as a long. */
     public long queryLong(String sql) {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql, e);
-        }
+        return queryFirst(sql, rs -> rs.getLong(1));
     }
 
     /** The first column of the first row of {@code sql}, as text. */
     public String queryString(String sql) {
+        return queryFirst(sql, rs -> rs.getString(1));
+    }
+
+    /** Reads one value from the current row. */
+    @FunctionalInterface
+    private interface RowReader<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    private <T> T queryFirst(String sql, RowReader<T> reader) {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery(sql)) {
             rs.next();
-            return rs.getString(1);
+            return reader.read(rs);
         } catch (SQLException e) {
             throw new IllegalStateException(sql, e);
         }
