@@ -13,6 +13,7 @@ import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.TableNames;
 import dev.ferret.runtime.engines.Dialects;
 import dev.ferret.runtime.testing.TestDatabase;
+import dev.ferret.runtime.testing.TestResources;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -41,14 +42,15 @@ class StatementPlanConformanceTest {
     private static final int PAGE = 500;
     private static final Pattern H2_SCAN_COUNT = Pattern.compile("scanCount: (\\d+)");
 
+    private final TestResources resources = new TestResources();
     private TestDatabase db;
     private DocumentStore store;
     private DocumentSql sql;
 
     @BeforeAll
     void fill() {
-        db = TestDatabase.create("plans");
-        store = Ferret.createStore(db.options().documents().register(Customer.class).and());
+        db = resources.database("plans");
+        store = resources.add(Ferret.createStore(db.options().documents().register(Customer.class).and()));
         try (DocumentSession session = store.openSession()) {
             for (int i = 0; i < DOCUMENTS; i++) {
                 session.store(new Customer("c-" + i, "name " + i, "active", i % 5, false));
@@ -60,13 +62,8 @@ class StatementPlanConformanceTest {
     }
 
     @AfterAll
-    void stop() {
-        if (store != null) {
-            store.close();
-        }
-        if (db != null) {
-            db.close();
-        }
+    void stop() throws Exception {
+        resources.close();
     }
 
     @Test
