@@ -554,50 +554,29 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
      */
     private void addEnvelopes(Connection c, List<AppendedRange> ranges, List<UUID> eventIds, OffsetDateTime now,
                               List<EventEnvelope> inline) throws SQLException {
-        Map<String, long[]> sequences = appendedSequences(c, ranges);
+        Map<StreamVersion, Long> sequences = appendedSequences(c, ranges);
         int event = 0;
         for (int a = 0; a < appends.size(); a++) {
             StreamAppend append = appends.get(a);
-            AppendedRange range = ranges.get(a);
-            long[] drawn = sequences.get(range.streamId());
-            for (int i = 0; i < append.events().size(); i++) {
-                long version = range.firstVersion() + i;
-                Object payload = append.events().get(i);
-                inline.add(new EventEnvelope(drawn[(int) (version - rangeStart(ranges, range.streamId()))],
-                        eventIds.get(event++), append.streamId(), version,
+            long version = ranges.get(a).firstVersion();
+            for (Object payload : append.events()) {
+                inline.add(new EventEnvelope(sequences.get(new StreamVersion(append.streamId(), version)),
+                        eventIds.get(event++), append.streamId(), version++,
                         context.eventTypes().aliasOf(payload.getClass()), now, tenantId, payload));
             }
         }
     }
 
-    /** The first version any append of this unit of work wrote to {@code streamId}. */
-    private static long rangeStart(List<AppendedRange> ranges, String streamId) {
-        long first = Long.MAX_VALUE;
-        for (AppendedRange range : ranges) {
-            if (range.streamId().equals(streamId)) {
-                first = Math.min(first, range.firstVersion());
-            }
-        }
-        return first;
+    /** One event row of a stream, as the unique key (with the tenant) names it. */
+    private record StreamVersion(String streamId, long version) {
     }
 
     /**
-     * The sequence numbers the inserts drew, per stream, indexed by version from the stream's first appended version
-     * on. Read in the append's own transaction: the ranges' versions are the rows it just wrote.
+     * The sequence numbers the inserts drew, by stream and version. Read in the append's own transaction: the ranges'
+     * versions are the rows it just wrote.
      */
-    private Map<String, long[]> appendedSequences(Connection c, List<AppendedRange> ranges) throws SQLException {
-        Map<String, long[]> byStream = new HashMap<>();
-        Map<String, Long> starts = new HashMap<>();
-        for (AppendedRange range : ranges) {
-            long start = rangeStart(ranges, range.streamId());
-            starts.put(range.streamId(), start);
-            long[] existing = byStream.get(range.streamId());
-            int size = (int) (range.lastVersion() - start + 1);
-            if (existing == null || existing.length < size) {
-                byStream.put(range.streamId(), new long[size]);
-            }
-        }
-        int found = 0;
+    private Map<StreamVersion, Long> appendedSequences(Connection c, List<AppendedRange> ranges) throws SQLException {
+        Map<StreamVersion, Long> drawn = new HashMap<>();
         EventSql sql = context.eventSql();
         if (!sql.selectAppendedSequencesOfMany().isEmpty()) {
             try (PreparedStatement ps = c.prepareStatement(sql.selectAppendedSequencesOfMany())) {
@@ -605,9 +584,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                 ps.setString(4, tenantId);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        String stream = rs.getString(1);
-                        byStream.get(stream)[(int) (rs.getLong(2) - starts.get(stream))] = rs.getLong(3);
-                        found++;
+                        drawn.put(new StreamVersion(rs.getString(1), rs.getLong(2)), rs.getLong(3));
                     }
                 }
             }
@@ -621,20 +598,18 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                     long version = range.firstVersion();
                     try (ResultSet rs = ps.executeQuery()) {
                         while (rs.next()) {
-                            byStream.get(range.streamId())[(int) (version++ - starts.get(range.streamId()))] =
-                                    rs.getLong(1);
-                            found++;
+                            drawn.put(new StreamVersion(range.streamId(), version++), rs.getLong(1));
                         }
                     }
                 }
             }
         }
         int expected = appends.stream().mapToInt(append -> append.events().size()).sum();
-        if (found != expected) {
-            throw new IllegalStateException("read back " + found + " of the " + expected + " events just appended"
-                    + " by a unit of work of tenant '" + tenantId + "'");
+        if (drawn.size() != expected) {
+            throw new IllegalStateException("read back " + drawn.size() + " of the " + expected + " events just"
+                    + " appended by a unit of work of tenant '" + tenantId + "'");
         }
-        return byStream;
+        return drawn;
     }
 
     private void applyInline(Connection c, List<EventEnvelope> events) throws SQLException {
