@@ -7,7 +7,7 @@ import java.util.Set;
  * What every projection has: a name (its progression identity is {@code <name>:All}), a version, and the
  * document types it writes (the ones a per-query non-stale wait waits for, and a rebuild tears down).
  */
-public abstract sealed class Projection permits AggregateProjection, EventProjection {
+public abstract sealed class Projection permits AggregateProjection, CompositeProjection, EventProjection {
 
     private final String name;
     private int version = 1;

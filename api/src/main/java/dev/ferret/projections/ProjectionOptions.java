@@ -26,6 +26,11 @@ public final class ProjectionOptions {
      * @param lifecycle  async (daemon) or inline (in the appending transaction)
      */
     public record Registration(Projection projection, Lifecycle lifecycle) {
+
+        /** The projections that fold events: the projection itself, or a composite's members stage by stage. */
+        public List<Projection> folding() {
+            return projection instanceof CompositeProjection composite ? composite.members() : List.of(projection);
+        }
     }
 
     private final List<Registration> registrations = new ArrayList<>();
@@ -44,6 +49,16 @@ public final class ProjectionOptions {
     public ProjectionOptions add(Projection projection, Lifecycle lifecycle) {
         Projection.require(projection, "projection");
         Projection.require(lifecycle, "lifecycle");
+        if (projection instanceof CompositeProjection composite) {
+            if (lifecycle != Lifecycle.ASYNC) {
+                throw new ConfigurationException("composite projection '" + composite.name() + "' is registered "
+                        + lifecycle + "; a composite runs only in the daemon (Lifecycle.ASYNC)");
+            }
+            if (composite.stages().isEmpty()) {
+                throw new ConfigurationException("composite projection '" + composite.name() + "' has no stages;"
+                        + " add its members with stage(...)");
+            }
+        }
         for (Registration existing : registrations) {
             if (existing.projection().name().equals(projection.name())
                     && existing.projection().version() == projection.version()) {

@@ -6,6 +6,8 @@ import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.projections.AggregateProjection;
+import dev.ferret.projections.Projection;
+import dev.ferret.projections.ProjectionOptions;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.FerretDocumentStore;
 import dev.ferret.runtime.StoreSeams;
@@ -137,11 +139,15 @@ public class FerretStoreLifecycle {
         }
         for (FerretExtension.Registered r : extension.projections()) {
             // so events written before this start read back even before this node appends one of their type
-            if (r.projection() instanceof AggregateProjection<?, ?> aggregate) {
-                for (Class<?> eventType : aggregate.handledEventTypes()) {
-                    if (!options.events().byAlias().containsValue(eventType)
-                            && !options.events().byAlias().containsKey(eventType.getSimpleName())) {
-                        options.events().register(eventType);
+            ProjectionOptions.Registration registration = new ProjectionOptions.Registration(r.projection(),
+                    r.lifecycle());
+            for (Projection folding : registration.folding()) {
+                if (folding instanceof AggregateProjection<?, ?> aggregate) {
+                    for (Class<?> eventType : aggregate.handledEventTypes()) {
+                        if (!options.events().byAlias().containsValue(eventType)
+                                && !options.events().byAlias().containsKey(eventType.getSimpleName())) {
+                            options.events().register(eventType);
+                        }
                     }
                 }
             }

@@ -3,6 +3,7 @@ package dev.ferret.runtime.documents;
 import dev.ferret.FerretException;
 import dev.ferret.StoreOptions;
 import dev.ferret.projections.AggregateProjection;
+import dev.ferret.projections.Projection;
 import dev.ferret.projections.ProjectionOptions;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.SchemaObject;
@@ -52,8 +53,9 @@ public final class DocumentMappings {
         }
         Map<String, DocumentMapping<?>> versioned = new LinkedHashMap<>();
         Map<Class<?>, Integer> readVersions = new LinkedHashMap<>();
-        for (ProjectionOptions.Registration registration : options.projections().registrations()) {
-            if (registration.projection() instanceof AggregateProjection<?, ?> aggregate && aggregate.version() > 1) {
+        for (Projection projection : options.projections().registrations().stream()
+                .flatMap(registration -> registration.folding().stream()).toList()) {
+            if (projection instanceof AggregateProjection<?, ?> aggregate && aggregate.version() > 1) {
                 Class<?> type = aggregate.documentType();
                 DocumentMapping<?> base = mappings.get(type);
                 DocumentMapping<?> mapping = DocumentMapping.of(new StoreOptions.DocumentType<>(type,

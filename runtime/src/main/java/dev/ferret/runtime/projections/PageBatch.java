@@ -58,6 +58,8 @@ public final class PageBatch {
     private final boolean startedEmpty;
     /** Snapshots the shard committed in its previous pages, or null when the page reads everything back. */
     private ShardDocumentCache cache;
+    /** While set, {@link #restart} is left to the composite applying the page: it would drop other members' work. */
+    private boolean restartsLeftToComposite;
 
     /** An event a projection raised, appended in the page's transaction. */
     public record RaisedEvent(String tenantId, String streamId, Object event) {
@@ -141,6 +143,9 @@ public final class PageBatch {
      * daemon page); an inline session's own writes would be lost.
      */
     public void restart() {
+        if (restartsLeftToComposite) {
+            throw new RestartRequested();
+        }
         if (!startedEmpty) {
             throw new IllegalStateException("the page cannot be applied again: its unit of work had "
                     + "writes of its own before the page, and going back would lose them");
@@ -154,6 +159,11 @@ public final class PageBatch {
         postCommit.clear();
         messages.clear();
         raisedEvents.clear();
+    }
+
+    /** From here on, until called with false, {@link #restart} throws {@link RestartRequested} instead. */
+    void leaveRestartsToComposite(boolean leave) {
+        this.restartsLeftToComposite = leave;
     }
 
     /**
@@ -332,6 +342,16 @@ public final class PageBatch {
         public void delete(Class<?> type, Object id) {
             DocumentMapping<?> mapping = context.mapping(type);
             changes.delete(new Key(mapping, tenantId, mapping.idFrom(id)));
+        }
+    }
+
+    /** A member of a composite asked to apply the page again from its start; the composite does, for all members. */
+    static final class RestartRequested extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        RestartRequested() {
+            super("a member of a composite asked to apply the page again from its start", null, false, false);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.ferret.runtime.projections;
 
 import dev.ferret.EventEnvelope;
 import dev.ferret.projections.AggregateProjection;
+import dev.ferret.projections.CompositeProjection;
 import dev.ferret.projections.EventProjection;
 import dev.ferret.projections.Projection;
 import dev.ferret.runtime.context.StoreContext;
@@ -87,6 +88,9 @@ public interface ProjectionApplier {
     static ProjectionApplier of(Projection projection, StoreContext context) {
         if (projection instanceof AggregateProjection<?, ?> aggregate) {
             return new AggregateApplier<>(aggregate, context);
+        }
+        if (projection instanceof CompositeProjection composite) {
+            return new CompositeApplier(composite, context);
         }
         return new EventProjectionApplier((EventProjection) projection);
     }

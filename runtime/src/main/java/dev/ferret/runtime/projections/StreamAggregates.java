@@ -3,6 +3,7 @@ package dev.ferret.runtime.projections;
 import dev.ferret.EventEnvelope;
 import dev.ferret.projections.AggregateProjection;
 import dev.ferret.projections.Lifecycle;
+import dev.ferret.projections.Projection;
 import dev.ferret.projections.ProjectionOptions;
 import dev.ferret.projections.Snapshot;
 import java.util.HashMap;
@@ -26,13 +27,16 @@ public final class StreamAggregates {
     public StreamAggregates(List<ProjectionOptions.Registration> registrations) {
         Map<Class<?>, Definition<?>> found = new HashMap<>();
         for (ProjectionOptions.Registration registration : registrations) {
-            if (registration.projection() instanceof Snapshot<?> snapshot) {
+            for (Projection projection : registration.folding()) {
+                if (!(projection instanceof Snapshot<?> snapshot)) {
+                continue;
+            }
                 boolean inline = registration.lifecycle() == Lifecycle.INLINE;
                 Definition<?> known = found.get(snapshot.documentType());
                 if (known == null || inline && !known.inline()
                         || inline == known.inline() && snapshot.version() > known.snapshot().version()) {
-                    found.put(snapshot.documentType(), new Definition<>(snapshot, inline));
-                }
+                        found.put(snapshot.documentType(), new Definition<>(snapshot, inline));
+                    }
             }
         }
         this.byType = Map.copyOf(found);
