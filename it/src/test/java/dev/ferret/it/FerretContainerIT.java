@@ -80,12 +80,16 @@ class FerretContainerIT {
         String status = get("/ferret-main/api/status").body();
         assertThat(status).contains("\"mode\":\"SOLO\"").contains("\"running\":true")
                 .contains("\"ItOrder:All\":\"RUNNING\"").contains("\"Fragile:All\":\"RUNNING\"")
-                .contains("\"notifier:All\":\"RUNNING\"");
+                .contains("\"notifier:All\":\"RUNNING\"").contains("\"customers:All\":\"RUNNING\"");
 
         assertThat(post("/ferret-main/api/orders/o-1?customer=alice").statusCode()).isEqualTo(202);
         HttpResponse<String> order = get("/ferret-main/api/orders/o-1?nonStale=true");
         assertThat(order.statusCode()).isEqualTo(200);
         assertThat(order.body()).contains("\"customer\":\"alice\"").contains("\"id\":\"o-1\"");
+        // the composite bean's second stage read what its first stage wrote for alice
+        assertThat(post("/ferret-main/api/orders/o-1b?customer=alice").statusCode()).isEqualTo(202);
+        assertThat(get("/ferret-main/api/tiers/alice").body()).contains("\"tier\":\"gold\"")
+                .contains("\"orders\":2");
         // the application's EventUpcast producer reached the store
         assertThat(tail(messagesLog(), 0)).contains("1 event upcasts)");
     }

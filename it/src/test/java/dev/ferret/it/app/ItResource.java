@@ -68,6 +68,17 @@ public class ItResource {
         }
     }
 
+    /** The stage-2 document of the {@code customers} composite. */
+    @GET
+    @Path("tiers/{customer}")
+    public Response tier(@PathParam("customer") String customer) {
+        store.waitForNonStaleProjectionData(Duration.ofSeconds(60));
+        try (QuerySession session = store.querySession()) {
+            return session.load(ItTier.class, customer).map(t -> Response.ok(t).build())
+                    .orElse(Response.status(404).build());
+        }
+    }
+
     @GET
     @Path("status")
     public Map<String, Object> status() {
