@@ -19,12 +19,19 @@ CREATE TABLE dbo.pc_events (
   timestamp DATETIMEOFFSET NOT NULL,
   tenant_id NVARCHAR(100) COLLATE Latin1_General_100_BIN2 NOT NULL,
   tenant_seq BIGINT NULL,
+  correlation_id NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NULL,
+  causation_id NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NULL,
+  headers NVARCHAR(MAX) NULL CONSTRAINT ck_pc_events_headers CHECK (ISJSON(headers) = 1),
   CONSTRAINT uq_pc_events_stream_version UNIQUE (tenant_id, stream_id, version)
 )
 
 -- schema.pc_events[1]
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ux_pc_events_tenant_seq' AND object_id = OBJECT_ID(N'dbo.pc_events'))
 CREATE UNIQUE INDEX ux_pc_events_tenant_seq ON dbo.pc_events (tenant_id, tenant_seq) WHERE tenant_seq IS NOT NULL
+
+-- schema.pc_events[2]
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ix_pc_events_correlation' AND object_id = OBJECT_ID(N'dbo.pc_events'))
+CREATE INDEX ix_pc_events_correlation ON dbo.pc_events (tenant_id, correlation_id) WHERE correlation_id IS NOT NULL
 
 -- schema.pc_streams
 IF OBJECT_ID(N'dbo.pc_streams', N'U') IS NULL
@@ -88,6 +95,22 @@ CREATE TABLE dbo.pc_outbox (
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ix_pc_outbox_pending' AND object_id = OBJECT_ID(N'dbo.pc_outbox'))
 CREATE INDEX ix_pc_outbox_pending ON dbo.pc_outbox (shard, delivered_at, id)
 
+-- schema.pc_events.correlation_id[0]
+IF COL_LENGTH(N'dbo.pc_events', N'correlation_id') IS NULL
+ALTER TABLE dbo.pc_events ADD correlation_id NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NULL
+
+-- schema.pc_events.correlation_id[1]
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ix_pc_events_correlation' AND object_id = OBJECT_ID(N'dbo.pc_events'))
+CREATE INDEX ix_pc_events_correlation ON dbo.pc_events (tenant_id, correlation_id) WHERE correlation_id IS NOT NULL
+
+-- schema.pc_events.causation_id
+IF COL_LENGTH(N'dbo.pc_events', N'causation_id') IS NULL
+ALTER TABLE dbo.pc_events ADD causation_id NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NULL
+
+-- schema.pc_events.headers
+IF COL_LENGTH(N'dbo.pc_events', N'headers') IS NULL
+ALTER TABLE dbo.pc_events ADD headers NVARCHAR(MAX) NULL CONSTRAINT ck_pc_events_headers CHECK (ISJSON(headers) = 1)
+
 -- schema.pc_doc_order_summary
 IF OBJECT_ID(N'dbo.pc_doc_order_summary', N'U') IS NULL
 CREATE TABLE dbo.pc_doc_order_summary (
@@ -115,10 +138,10 @@ SELECT version, type, timestamp FROM dbo.pc_streams WHERE tenant_id = ? AND id =
 MERGE dbo.pc_tenant_sequences WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?)) AS source (tenant_id, drawn, last_updated) ON target.tenant_id = source.tenant_id COLLATE Latin1_General_100_BIN2 WHEN MATCHED THEN UPDATE SET target.last_seq = target.last_seq + source.drawn, target.last_updated = source.last_updated WHEN NOT MATCHED THEN INSERT (tenant_id, last_seq, last_updated) VALUES (source.tenant_id, source.drawn, source.last_updated) OUTPUT inserted.last_seq;
 
 -- events.insertEvent
-INSERT INTO dbo.pc_events (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO dbo.pc_events (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 
 -- events.selectStreamEvents
-SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? ORDER BY version
+SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? ORDER BY version
 
 -- events.selectAppendedSequences
 SELECT seq_id FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? AND version >= ? AND version <= ? ORDER BY version
@@ -128,6 +151,9 @@ SET NOCOUNT ON; DECLARE @prefix nvarchar(200) = ?, @seq bigint, @lowest bigint, 
 
 -- events.selectPassedMark
 SELECT last_seq_id FROM dbo.pc_event_progression WHERE name = 'HighWaterMark'
+
+-- events.selectCorrelatedEvents
+SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM dbo.pc_events WHERE tenant_id = ? AND correlation_id = ? AND correlation_id IS NOT NULL ORDER BY seq_id
 
 -- documents.upsert
 MERGE dbo.pc_doc_order_summary WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?)) AS source (id, tenant_id, data, last_modified) ON target.tenant_id = source.tenant_id COLLATE Latin1_General_100_BIN2 AND target.id = source.id COLLATE Latin1_General_100_BIN2 WHEN MATCHED THEN UPDATE SET target.data = source.data, target.version = target.version + 1, target.last_modified = source.last_modified WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified) VALUES (source.id, source.tenant_id, source.data, 1, source.last_modified);
@@ -160,13 +186,13 @@ SELECT MIN(CASE WHEN next_seq > seq_id + 1 THEN seq_id END) AS gap_at, MIN(CASE 
 SELECT seq_id AS before_gap, next_seq AS after_gap FROM (SELECT seq_id, LEAD(seq_id) OVER (ORDER BY seq_id) AS next_seq FROM (SELECT CAST(? AS BIGINT) AS seq_id UNION ALL SELECT seq_id FROM dbo.pc_events WITH (READCOMMITTEDLOCK, READPAST) WHERE seq_id > ?) AS candidates) AS ordered WHERE next_seq > seq_id + 1 ORDER BY seq_id
 
 -- daemon.loadPage
-SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM dbo.pc_events WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY
+SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM dbo.pc_events WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY
 
 -- daemon.tenantMarks
 SELECT tenant_id, last_seq FROM dbo.pc_tenant_sequences WITH (READCOMMITTEDLOCK, READPAST)
 
 -- daemon.loadTenantPage
-SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq FROM dbo.pc_events WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY
+SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers, tenant_seq FROM dbo.pc_events WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY
 
 -- daemon.selectProgression
 SELECT last_seq_id FROM dbo.pc_event_progression WHERE name = ?

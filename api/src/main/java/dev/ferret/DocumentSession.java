@@ -19,6 +19,16 @@ public interface DocumentSession extends QuerySession {
     EventOperations events();
 
     /**
+     * The metadata of the events this session appends from now on (events appended before keep theirs); what it
+     * leaves unset comes from the store's {@link EventMetadataSource}, read when the session opened. An append made
+     * through {@link EventOperations#withMetadata} adds its own over this.
+     */
+    void metadata(EventMetadata metadata);
+
+    /** The metadata the next append gets unless it brings its own. */
+    EventMetadata metadata();
+
+    /**
      * The current state and version of {@code streamId}, to append to at that version: read from an inline snapshot
      * of {@code type} when one is registered (it is always current), folded from the stream's events otherwise.
      *

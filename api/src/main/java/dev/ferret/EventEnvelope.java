@@ -1,6 +1,7 @@
 package dev.ferret;
 
 import java.time.OffsetDateTime;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -15,17 +16,40 @@ import java.util.UUID;
  * @param timestamp when it was appended
  * @param tenantId  the tenant it belongs to
  * @param data      the deserialized event
+ * @param metadata  its correlation id, causation id and headers ({@link EventMetadata#NONE} when it has none)
  */
 public record EventEnvelope(long sequence, UUID eventId, String streamId, long version, String typeName,
-                            OffsetDateTime timestamp, String tenantId, Object data) {
+                            OffsetDateTime timestamp, String tenantId, Object data, EventMetadata metadata) {
+
+    /** An event without metadata. */
+    public EventEnvelope(long sequence, UUID eventId, String streamId, long version, String typeName,
+                         OffsetDateTime timestamp, String tenantId, Object data) {
+        this(sequence, eventId, streamId, version, typeName, timestamp, tenantId, data, EventMetadata.NONE);
+    }
 
     public EventEnvelope {
+        Objects.requireNonNull(metadata, "metadata");
         Objects.requireNonNull(eventId, "eventId");
         Objects.requireNonNull(streamId, "streamId");
         Objects.requireNonNull(typeName, "typeName");
         Objects.requireNonNull(timestamp, "timestamp");
         Objects.requireNonNull(tenantId, "tenantId");
         Objects.requireNonNull(data, "data");
+    }
+
+    /** The conversation the event belongs to, or null. */
+    public String correlationId() {
+        return metadata.correlationId();
+    }
+
+    /** What caused the event, or null. */
+    public String causationId() {
+        return metadata.causationId();
+    }
+
+    /** The event's headers; empty when it has none. */
+    public Map<String, String> headers() {
+        return metadata.headers();
     }
 
     /** The event data cast to {@code type}. */

@@ -30,4 +30,10 @@ public interface EventOperations {
      * the stream already exists.
      */
     void startStream(String streamId, Class<?> aggregateType, List<?> events);
+
+    /**
+     * These operations, with {@code metadata} over the session's for every append made through what this returns:
+     * per-append correlation, causation or headers.
+     */
+    EventOperations withMetadata(EventMetadata metadata);
 }

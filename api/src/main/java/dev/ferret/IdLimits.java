@@ -57,6 +57,16 @@ public final class IdLimits {
     }
 
     /** The reason {@code tenantId} is not a valid tenant id, or null when it is one. */
+    /** Checks a correlation id looked up: as a stream id, under its own name in the message. */
+    public static String requireCorrelationId(String correlationId) {
+        return require("correlation id", correlationId, MAX_ID_LENGTH, true);
+    }
+
+    /** Checks an optional id of event metadata: null, or as a stream id. */
+    static String requireOptionalId(String kind, String id) {
+        return id == null ? null : require(kind, id, MAX_ID_LENGTH, true);
+    }
+
     static String tenantIdProblem(String tenantId) {
         return problem("tenant id", tenantId, MAX_TENANT_ID_LENGTH, true);
     }

@@ -28,6 +28,15 @@ public interface QuerySession extends AutoCloseable {
     /** Every event of {@code streamId}, in stream version order; empty when the stream does not exist. */
     List<EventEnvelope> fetchStream(String streamId);
 
+    /**
+     * Every event of this session's tenant appended with {@code correlationId}, in sequence order, read through an
+     * index on (tenant, correlation id).
+     *
+     * @throws IllegalArgumentException when {@code correlationId} is null, blank or longer than
+     *                                  {@link IdLimits#MAX_ID_LENGTH}
+     */
+    List<EventEnvelope> fetchByCorrelationId(String correlationId);
+
     /** The stream's current version and metadata, or empty when it does not exist. */
     Optional<StreamState> fetchStreamState(String streamId);
 

@@ -182,6 +182,7 @@ public final class StoreOptions {
 
         private final Map<String, Class<?>> byAlias = new LinkedHashMap<>();
         private final Map<String, EventUpcast> upcasts = new LinkedHashMap<>();
+        private EventMetadataSource metadataSource = EventMetadataSource.NONE;
 
         private final StoreOptions owner;
         private boolean partitionedByTenant;
@@ -299,6 +300,19 @@ public final class StoreOptions {
                 return upcast(json.fromAlias(), json.toAlias(), json.transform());
             }
             return addUpcast(step);
+        }
+
+        /**
+         * Where each session's event metadata comes from by default (read once as the session opens); none by
+         * default.
+         */
+        public Events metadataSource(EventMetadataSource source) {
+            this.metadataSource = Objects.requireNonNull(source, "source");
+            return this;
+        }
+
+        public EventMetadataSource getMetadataSource() {
+            return metadataSource;
         }
 
         /** The upcasts, by the alias each reads. */

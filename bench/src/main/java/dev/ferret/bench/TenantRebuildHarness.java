@@ -11,10 +11,10 @@ import dev.ferret.StoreOptions;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.DaemonStatus;
 import dev.ferret.daemon.ShardStatus;
+import dev.ferret.projections.CompositeProjection;
 import dev.ferret.projections.DocumentOperations;
 import dev.ferret.projections.EventProjection;
 import dev.ferret.projections.Lifecycle;
-import dev.ferret.projections.Snapshot;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.dialect.TableNames;
 import dev.ferret.runtime.json.JsonbSerializer;
@@ -63,9 +63,9 @@ import javax.management.NotificationListener;
 import javax.management.openmbean.CompositeData;
 
 /**
- * The tenant stress harness (a benchmark, not a timed test): rebuilds two async projections for many tenants at once,
- * every stage-one page fanning out into thousands of upserts of large documents, under five daemon configurations,
- * and prints a Markdown table of peak heap used and rebuild time.
+ * The tenant stress harness (a benchmark, not a timed test): rebuilds a two-stage composite projection for many
+ * tenants at once, every stage-one page fanning out into thousands of upserts of large documents, under five daemon
+ * configurations, and prints a Markdown table of peak heap used and rebuild time.
  *
  * <p>Run: {@code mvn -B -ntp -q -pl bench -am -DskipTests -Ptenants verify [-Dtenants.args="key=value ..."]}.
  *
@@ -76,10 +76,9 @@ import javax.management.openmbean.CompositeData;
  *   <li>stage one, {@link Sheets} (an {@link EventProjection}), upserts {@code docsPerEvent} {@link Sheet} documents
  *       of {@code docKb} KB per event, ids rotating over {@code docsPerTenant} ids per tenant: with the defaults a
  *       500-event page writes 3,000 distinct 8 KB documents, and the table stays at 3,000 rows per tenant;</li>
- *   <li>stage two, {@code Summaries} (a {@link Snapshot}), folds the same events into one small
- *       {@link StreamSummary} per stream. It is rebuilt at the same time as stage one; it does not read stage one's
- *       output (Ferret has no composite projection, and reading another shard's uncommitted work would not be
- *       deterministic).</li>
+ *   <li>stage two, {@link Summaries} (an {@link EventProjection}), folds one small {@link StreamSummary} per
+ *       stream from the sheets stage one wrote in the same page; both are members of the composite
+ *       {@value #COMPOSITE}, so a tenant has one shard and a page is loaded once for both stages.</li>
  * </ul>
  *
  * <p>How it measures: the parent JVM creates a dedicated schema, seeds the events and lets a SOLO daemon catch up
@@ -87,8 +86,8 @@ import javax.management.openmbean.CompositeData;
  * {@code -Xmx<xmx>} and the chosen GC), which opens a SOLO store with that configuration, waits until the daemon
  * has found every tenant's shard, runs {@code System.gc()}, resets the heap pools' peaks, starts a sampler thread
  * reading {@link MemoryMXBean#getHeapMemoryUsage()} every {@code sampleMs} ms, and then calls
- * {@code daemon().rebuild("Sheets")} and {@code daemon().rebuild("Summaries")} from two threads at once: every
- * tenant's shard of both projections is torn down and replayed, and the time runs until both calls returned. It then
+ * {@code daemon().rebuild("Pipeline")}: every tenant's shard is torn down (both stages' tables) and replayed, and
+ * the time runs until the call returned. It then
  * checks the documents (count, checksum of the event index each holds, tenant, body length) against what the events
  * must produce, so a fast but wrong run cannot look good. Between children the parent vacuums the document tables
  * and checkpoints, so every row starts from the same database state.
@@ -111,6 +110,8 @@ public final class TenantRebuildHarness {
 
     static final String STAGE_ONE = "Sheets";
     static final String STAGE_TWO = "Summaries";
+    /** The composite of both stages: one shard per tenant, rebuilt by one call. */
+    static final String COMPOSITE = "Pipeline";
     private static final String RESULT = "RESULT ";
 
     /** The event: its index within its tenant's log, and padding. Public, for JSON-B. */
@@ -146,6 +147,39 @@ public final class TenantRebuildHarness {
                 operations.store(new Sheet("s" + id, event.tenantId(), fanout.i(),
                         body(event.tenantId(), fanout.i(), id, docBytes)));
             }
+        }
+    }
+
+    /**
+     * Stage two: per stream, counts the events and sums their indexes, after reading back the first {@link Sheet}
+     * each event wrote in stage one: it must hold that event or a later one of the page (a later event may reuse the
+     * id). A stage that saw only committed sheets would read an earlier event (or none) and fail the page, so a
+     * finished rebuild proves stage two read stage one's page.
+     */
+    static final class Summaries extends EventProjection {
+        private final int docsPerEvent;
+        private final int docsPerTenant;
+
+        Summaries(int docsPerEvent, int docsPerTenant) {
+            super(STAGE_TWO, StreamSummary.class);
+            this.docsPerEvent = docsPerEvent;
+            this.docsPerTenant = docsPerTenant;
+        }
+
+        @Override
+        public void apply(EventEnvelope event, DocumentOperations operations) {
+            Fanout fanout = event.dataAs(Fanout.class);
+            String sheetId = "s" + (int) (((long) fanout.i() * docsPerEvent) % docsPerTenant);
+            Sheet sheet = operations.load(Sheet.class, sheetId).orElseThrow(() -> new IllegalStateException(
+                    "stage two found no sheet " + sheetId + " for event " + fanout.i()));
+            if (sheet.i() < fanout.i()) {
+                throw new IllegalStateException("stage two read sheet " + sheetId + " of event " + sheet.i()
+                        + ", older than event " + fanout.i() + " that stage one wrote it for in this page");
+            }
+            StreamSummary summary = operations.load(StreamSummary.class, event.streamId())
+                    .map(s -> new StreamSummary(s.id(), s.count() + 1, s.sum() + fanout.i()))
+                    .orElseGet(() -> new StreamSummary(event.streamId(), 1, fanout.i()));
+            operations.store(summary);
         }
     }
 
@@ -454,8 +488,9 @@ public final class TenantRebuildHarness {
                         + " %,d distinct documents per page, %,d ids per tenant (%,d documents in all)", docsPerEvent,
                 docBytes, Math.min((long) batch * docsPerEvent, docsPerTenant), docsPerTenant,
                 (long) docsPerTenant * tenants));
-        fact(out, "Stage two (Summaries)", streams + " per-stream summary snapshots per tenant, rebuilt at the same time");
-        fact(out, "Daemon", "SOLO, batchSize " + batch + ", workerThreads " + workers + " (all " + 2 * tenants
+        fact(out, "Stage two (Summaries)", streams + " per-stream summaries per tenant, folded from the sheets stage one"
+                + " wrote in the same page; both stages are one composite (" + COMPOSITE + "), one shard per tenant");
+        fact(out, "Daemon", "SOLO, batchSize " + batch + ", workerThreads " + workers + " (all " + tenants
                 + " shards can be in flight), pool " + (workers + 4) + " connections");
         fact(out, "Peak heap", "max of MemoryMXBean heap used sampled every " + sampleMs + " ms in the child,"
                 + " from System.gc() before the rebuild until it returned; 'after GC' is the largest heap left in use"
@@ -572,11 +607,9 @@ public final class TenantRebuildHarness {
                 o.schema(arg("schema", "tenants"));
             }
             o.events().partitionByTenant(true).register(Fanout.class);
-            o.projections().add(new Sheets(docsPerEvent, docsPerTenant, docBytes), Lifecycle.ASYNC);
-            o.projections().add(Snapshot.of(STAGE_TWO, StreamSummary.class)
-                    .create(Fanout.class, (String id, Fanout e) -> new StreamSummary(id, 1, e.i()))
-                    .apply(Fanout.class, (s, e) -> new StreamSummary(s.id(), s.count() + 1, s.sum() + e.i())),
-                    Lifecycle.ASYNC);
+            o.projections().add(CompositeProjection.named(COMPOSITE)
+                    .stage(new Sheets(docsPerEvent, docsPerTenant, docBytes))
+                    .stage(new Summaries(docsPerEvent, docsPerTenant)), Lifecycle.ASYNC);
             o.daemon().mode(mode).batchSize(batch).workerThreads(workers).pollingInterval(Duration.ofMillis(200));
             if (row != null) {
                 o.daemon().tenantLoadBudget(row.budgetPages() * batch).maxConcurrentBatchWritesPerDatabase(row.writes());
@@ -841,8 +874,8 @@ public final class TenantRebuildHarness {
                 // the first detection registers every tenant's shards; they are caught up, so this returns at once
                 store.waitForNonStaleProjectionData(timeout);
                 DaemonStatus status = store.daemon().status();
-                if (status.shards().size() != 2 * tenants) {
-                    throw new IllegalStateException("expected " + 2 * tenants + " shards, found "
+                if (status.shards().size() != tenants) {
+                    throw new IllegalStateException("expected " + tenants + " shards, found "
                             + status.shards().stream().map(ShardStatus::name).toList());
                 }
                 for (int i = 0; i < 3; i++) {
@@ -851,8 +884,8 @@ public final class TenantRebuildHarness {
                 Thread.sleep(300);
                 result.put("baseline", Long.toString(ManagementFactory.getMemoryMXBean().getHeapMemoryUsage()
                         .getUsed()));
-                log("row " + row.key() + ": " + row.label(batch) + "; rebuilding " + STAGE_ONE + " and " + STAGE_TWO
-                        + " for " + tenants + " tenants at once");
+                log("row " + row.key() + ": " + row.label(batch) + "; rebuilding " + COMPOSITE + " (" + STAGE_ONE
+                        + ", then " + STAGE_TWO + ") for " + tenants + " tenants at once");
                 ExecutorService callers = Executors.newFixedThreadPool(2);
                 CountDownLatch go = new CountDownLatch(1);
                 AtomicLong lastLog = new AtomicLong(System.nanoTime());
@@ -860,7 +893,7 @@ public final class TenantRebuildHarness {
                 CpuAccount cpu = new CpuAccount();
                 try (HeapWatch watch = new HeapWatch(sampleMs, liveProbeMs)) {
                     List<Future<?>> rebuilds = new ArrayList<>();
-                    for (String projection : List.of(STAGE_ONE, STAGE_TWO)) {
+                    for (String projection : List.of(COMPOSITE)) {
                         rebuilds.add(callers.submit(() -> {
                             go.await();
                             store.daemon().rebuild(projection, timeout, p -> {

@@ -1,6 +1,7 @@
 package dev.ferret.cdi;
 
 import dev.ferret.ConfigurationException;
+import dev.ferret.EventMetadataSource;
 import dev.ferret.EventUpcast;
 import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
@@ -21,6 +22,7 @@ import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
+import jakarta.servlet.http.HttpServletRequest;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -51,6 +53,13 @@ public class FerretStoreLifecycle {
     /** The application's upcasts: beans, typically producer methods, of type {@link EventUpcast}. */
     @Inject
     jakarta.enterprise.inject.Instance<EventUpcast> upcasts;
+
+    /** The application's own source of event metadata, when it has one; the current HTTP request otherwise. */
+    @Inject
+    jakarta.enterprise.inject.Instance<EventMetadataSource> metadataSources;
+
+    @Inject
+    jakarta.enterprise.inject.Instance<HttpServletRequest> requests;
 
     private volatile FerretDocumentStore store;
     private volatile boolean closed;
@@ -137,6 +146,11 @@ public class FerretStoreLifecycle {
             options.events().upcast(upcast);
             upcastCount++;
         }
+        if (metadataSources.isAmbiguous()) {
+            throw new ConfigurationException("the application has several EventMetadataSource beans; keep one");
+        }
+        options.events().metadataSource(metadataSources.isResolvable() ? metadataSources.get()
+                : new RequestEventMetadata(requests));
         for (FerretExtension.Registered r : extension.projections()) {
             // so events written before this start read back even before this node appends one of their type
             ProjectionOptions.Registration registration = new ProjectionOptions.Registration(r.projection(),

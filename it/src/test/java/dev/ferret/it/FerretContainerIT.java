@@ -90,6 +90,14 @@ class FerretContainerIT {
         assertThat(post("/ferret-main/api/orders/o-1b?customer=alice").statusCode()).isEqualTo(202);
         assertThat(get("/ferret-main/api/tiers/alice").body()).contains("\"tier\":\"gold\"")
                 .contains("\"orders\":2");
+        // a session opened in a request takes its correlation id from the request's header, or its traceparent
+        assertThat(post("/ferret-main/api/orders/o-corr-1?customer=carol", "X-Correlation-ID", "it-flow-1")
+                .statusCode()).isEqualTo(202);
+        assertThat(post("/ferret-main/api/orders/o-corr-2?customer=carol", "traceparent",
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").statusCode()).isEqualTo(202);
+        assertThat(get("/ferret-main/api/correlated/it-flow-1").body()).isEqualTo("[\"o-corr-1\"]");
+        assertThat(get("/ferret-main/api/correlated/4bf92f3577b34da6a3ce929d0e0e4736").body())
+                .isEqualTo("[\"o-corr-2\"]");
         // the application's EventUpcast producer reached the store
         assertThat(tail(messagesLog(), 0)).contains("1 event upcasts)");
     }
@@ -196,7 +204,7 @@ class FerretContainerIT {
         return ItServer.get(ItServer.healthBase() + path);
     }
 
-    private static HttpResponse<String> post(String path) throws IOException, InterruptedException {
-        return ItServer.post(BASE + path);
+    private static HttpResponse<String> post(String path, String... headers) throws IOException, InterruptedException {
+        return ItServer.post(BASE + path, headers);
     }
 }

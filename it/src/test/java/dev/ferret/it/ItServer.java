@@ -78,9 +78,13 @@ final class ItServer {
                 .header("Accept", "application/json").GET().build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    static HttpResponse<String> post(String url) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(REQUEST_TIMEOUT)
-                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    static HttpResponse<String> post(String url, String... headers) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(REQUEST_TIMEOUT)
+                .POST(HttpRequest.BodyPublishers.noBody());
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static String required(String key) {

@@ -10,8 +10,10 @@ import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.EventEnvelope;
+import dev.ferret.EventMetadata;
 import dev.ferret.daemon.ApplyFailedException;
 import dev.ferret.runtime.documents.DocumentChanges;
+import dev.ferret.runtime.events.EventRows;
 import dev.ferret.runtime.projections.PageBatch;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.projections.StreamAggregates;
@@ -42,14 +44,30 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
 
     private final List<StreamAppend> appends = new ArrayList<>();
     private final DocumentChanges documentChanges = new DocumentChanges();
+    /** What the store's metadata source said as the session opened. */
+    private final EventMetadata defaults;
+    /** What an append without metadata of its own gets. */
+    private EventMetadata metadata;
 
     private record StreamAppend(String streamId, long expectedVersion, String aggregateType, boolean start,
-                                List<?> events) {
+                                List<?> events, EventMetadata metadata) {
     }
 
-
-    FerretDocumentSession(FerretDocumentStore store, String tenantId) {
+    FerretDocumentSession(FerretDocumentStore store, String tenantId, EventMetadata defaults) {
         super(store, tenantId);
+        this.defaults = defaults;
+        this.metadata = defaults;
+    }
+
+    @Override
+    public void metadata(EventMetadata metadata) {
+        ensureOpen();
+        this.metadata = Objects.requireNonNull(metadata, "metadata").over(defaults);
+    }
+
+    @Override
+    public EventMetadata metadata() {
+        return metadata;
     }
 
     @Override
@@ -86,27 +104,61 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
 
     @Override
     public void append(String streamId, List<?> events) {
-        buffer(streamId, ANY_VERSION, null, false, events);
+        buffer(streamId, ANY_VERSION, null, false, events, metadata);
     }
 
     @Override
     public void append(String streamId, long expectedVersion, List<?> events) {
+        appendExpecting(streamId, expectedVersion, events, metadata);
+    }
+
+    private void appendExpecting(String streamId, long expectedVersion, List<?> events, EventMetadata metadata) {
         IdLimits.requireStreamId(streamId);
         if (expectedVersion < 0) {
             throw new IllegalArgumentException("expected version of stream '" + streamId
                     + "' must be 0 (new stream) or more, was " + expectedVersion);
         }
-        buffer(streamId, expectedVersion, null, false, events);
+        buffer(streamId, expectedVersion, null, false, events, metadata);
     }
 
     @Override
     public void startStream(String streamId, Class<?> aggregateType, List<?> events) {
+        startStream(streamId, aggregateType, events, metadata);
+    }
+
+    private void startStream(String streamId, Class<?> aggregateType, List<?> events, EventMetadata metadata) {
         Objects.requireNonNull(aggregateType, "aggregateType");
-        buffer(streamId, 0, aggregateType.getSimpleName(), true, events);
+        buffer(streamId, 0, aggregateType.getSimpleName(), true, events, metadata);
+    }
+
+    @Override
+    public EventOperations withMetadata(EventMetadata own) {
+        Objects.requireNonNull(own, "metadata");
+        return new EventOperations() {
+            @Override
+            public void append(String streamId, List<?> events) {
+                buffer(streamId, ANY_VERSION, null, false, events, own.over(metadata));
+            }
+
+            @Override
+            public void append(String streamId, long expectedVersion, List<?> events) {
+                appendExpecting(streamId, expectedVersion, events, own.over(metadata));
+            }
+
+            @Override
+            public void startStream(String streamId, Class<?> aggregateType, List<?> events) {
+                FerretDocumentSession.this.startStream(streamId, aggregateType, events, own.over(metadata));
+            }
+
+            @Override
+            public EventOperations withMetadata(EventMetadata more) {
+                return FerretDocumentSession.this.withMetadata(Objects.requireNonNull(more, "metadata").over(own));
+            }
+        };
     }
 
     private void buffer(String streamId, long expectedVersion, String aggregateType, boolean start,
-                        List<?> events) {
+                        List<?> events, EventMetadata metadata) {
         ensureOpen();
         IdLimits.requireStreamId(streamId);
         if (events == null || events.isEmpty()) {
@@ -120,7 +172,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             // fail at the call, not at save, when the type cannot be named
             context.eventTypes().aliasOf(events.get(i).getClass());
         }
-        appends.add(new StreamAppend(streamId, expectedVersion, aggregateType, start, List.copyOf(events)));
+        appends.add(new StreamAppend(streamId, expectedVersion, aggregateType, start, List.copyOf(events), metadata));
     }
 
     @Override
@@ -532,6 +584,10 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                     } else {
                         ps.setNull(8, Types.BIGINT);
                     }
+                    EventMetadata meta = append.metadata();
+                    ps.setString(9, meta.correlationId());
+                    ps.setString(10, meta.causationId());
+                    ps.setString(11, EventRows.headersJson(meta.headers()));
                     ps.addBatch();
                 }
             }
@@ -562,7 +618,8 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             for (Object payload : append.events()) {
                 inline.add(new EventEnvelope(sequences.get(new StreamVersion(append.streamId(), version)),
                         eventIds.get(event++), append.streamId(), version++,
-                        context.eventTypes().aliasOf(payload.getClass()), now, tenantId, payload));
+                        context.eventTypes().aliasOf(payload.getClass()), now, tenantId, payload,
+                        append.metadata()));
             }
         }
     }

@@ -4,6 +4,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.ferret.DatabaseEngine;
 import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
+import dev.ferret.EventMetadata;
+import dev.ferret.EventMetadataSource;
 import dev.ferret.IdLimits;
 import dev.ferret.QuerySession;
 import dev.ferret.StoreOptions;
@@ -42,10 +44,12 @@ public final class FerretDocumentStore implements DocumentStore {
     private final List<ProjectionApplier> inlineAppliers;
     private final StreamAggregates streamAggregates;
     private final AsyncDaemon daemon;
+    private final EventMetadataSource metadataSource;
 
     FerretDocumentStore(StoreContext context, HikariDataSource ownedPool, boolean ownsSerializer,
                         List<String> createdAtStartup, List<ProjectionApplier> inlineAppliers,
-                        StreamAggregates streamAggregates, AsyncDaemon daemon) {
+                        StreamAggregates streamAggregates, AsyncDaemon daemon, EventMetadataSource metadataSource) {
+        this.metadataSource = metadataSource;
         this.context = context;
         this.ownedPool = ownedPool;
         this.ownsSerializer = ownsSerializer;
@@ -92,8 +96,8 @@ public final class FerretDocumentStore implements DocumentStore {
                       List<Runnable> afterTransaction) throws SQLException {
         Map<String, FerretDocumentSession> sessions = new LinkedHashMap<>();
         for (PageBatch.RaisedEvent event : raised) {
-            sessions.computeIfAbsent(event.tenantId(), tenant -> new FerretDocumentSession(this, tenant))
-                    .events().append(event.streamId(), event.event());
+            sessions.computeIfAbsent(event.tenantId(), tenant -> new FerretDocumentSession(this, tenant,
+                    EventMetadata.NONE)).events().withMetadata(event.metadata()).append(event.streamId(), event.event());
         }
         for (FerretDocumentSession session : sessions.values()) {
             session.writeWithin(c, now, afterTransaction);
@@ -126,7 +130,7 @@ public final class FerretDocumentStore implements DocumentStore {
 
     @Override
     public DocumentSession openSession(String tenantId) {
-        return new FerretDocumentSession(this, IdLimits.requireTenantId(tenantId));
+        return new FerretDocumentSession(this, IdLimits.requireTenantId(tenantId), metadataSource.current());
     }
 
     @Override

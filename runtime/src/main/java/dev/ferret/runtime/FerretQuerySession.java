@@ -130,6 +130,26 @@ class FerretQuerySession implements QuerySession {
         }
     }
 
+    @Override
+    public List<EventEnvelope> fetchByCorrelationId(String correlationId) {
+        ensureOpen();
+        IdLimits.requireCorrelationId(correlationId);
+        try (Connection c = context.dataSourceOf(tenantId).getConnection();
+             PreparedStatement ps = c.prepareStatement(context.eventSql().selectCorrelatedEvents())) {
+            ps.setString(1, tenantId);
+            ps.setString(2, correlationId);
+            List<EventEnvelope> events = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    events.add(readEvent(rs));
+                }
+            }
+            return events;
+        } catch (SQLException e) {
+            throw failure("fetching the events of correlation id " + correlationId, e);
+        }
+    }
+
     private EventEnvelope readEvent(ResultSet rs) throws SQLException {
         return context.readEvent(rs);
     }

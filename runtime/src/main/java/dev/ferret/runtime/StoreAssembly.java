@@ -92,7 +92,8 @@ final class StoreAssembly {
                         partitionedByTenant ? Integer.MAX_VALUE : async.size()))), seams.retries(), sessions,
                 seams.time());
         FerretDocumentStore store = new FerretDocumentStore(context, ownedPool, ownsSerializer, created, inline,
-                new StreamAggregates(options.projections().registrations()), daemon);
+                new StreamAggregates(options.projections().registrations()), daemon,
+                options.events().getMetadataSource());
         sessions.bind(store);
         LOG.info("Ferret store on {} (schema {}, prefix {}) with {} document types, {} async and {} inline"
                         + " projections, daemon {}", dialect.engine(), names.schema(), names.prefix(),

@@ -2,6 +2,7 @@ package dev.ferret.it.app;
 
 import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
+import dev.ferret.EventEnvelope;
 import dev.ferret.QuerySession;
 import dev.ferret.daemon.DaemonStatus;
 import jakarta.enterprise.context.RequestScoped;
@@ -65,6 +66,15 @@ public class ItResource {
         try (QuerySession session = store.querySession()) {
             return session.load(ItOrder.class, id).map(o -> Response.ok(o).build())
                     .orElse(Response.status(404).build());
+        }
+    }
+
+    /** The streams of the events appended with {@code correlationId}, in sequence order. */
+    @GET
+    @Path("correlated/{correlationId}")
+    public List<String> correlated(@PathParam("correlationId") String correlationId) {
+        try (QuerySession session = store.querySession()) {
+            return session.fetchByCorrelationId(correlationId).stream().map(EventEnvelope::streamId).toList();
         }
     }
 

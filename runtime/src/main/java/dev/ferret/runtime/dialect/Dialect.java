@@ -274,7 +274,10 @@ public interface Dialect {
         }
     }
 
-    /** Lower-cased names of the tables (and functions, where the dialect creates any) in {@code schema}. */
+    /**
+     * Lower-cased names of the tables (and functions, where the dialect creates any) in {@code schema}, and of their
+     * columns as {@code table.column}.
+     */
     default Set<String> existingObjects(Connection connection, String schema) throws SQLException {
         Set<String> names = new HashSet<>();
         try (PreparedStatement ps = connection.prepareStatement(
@@ -283,6 +286,15 @@ public interface Dialect {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     names.add(rs.getString(1).toLowerCase(Locale.ROOT));
+                }
+            }
+        }
+        try (PreparedStatement ps = connection.prepareStatement(
+                "SELECT TABLE_NAME, COLUMN_NAME FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = ?")) {
+            ps.setString(1, catalogCase(schema));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    names.add((rs.getString(1) + "." + rs.getString(2)).toLowerCase(Locale.ROOT));
                 }
             }
         }

@@ -18,9 +18,10 @@ package dev.ferret.runtime.dialect;
  *                              numbers of the tenant's event sequence, creating its row at the first append; the
  *                              row stays locked until the append transaction ends, so a tenant's numbers are
  *                              gap-free and commit in order
- * @param insertEvent           (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq or null)
- * @param selectStreamEvents    (tenant_id, stream_id) -&gt; seq_id, id, stream_id, version, type, data, timestamp,
- *                              tenant_id in version order
+ * @param insertEvent           (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq or null,
+ *                              correlation_id, causation_id, headers: each null when the event has none)
+ * @param selectStreamEvents    (tenant_id, stream_id) -&gt; the event columns (seq_id, id, stream_id, version, type,
+ *                              data, timestamp, tenant_id, correlation_id, causation_id, headers) in version order
  * @param selectAppendedSequences (tenant_id, stream_id, first version, last version) -&gt; seq_id in version order:
  *                              the sequence numbers one append's inserts drew, read back in its own transaction
  *                              for the inline projections. A read after the batch rather than keys returned by
@@ -41,10 +42,12 @@ package dev.ferret.runtime.dialect;
  * @param selectPassedMark      () -&gt; last_seq_id of the {@code HighWaterMark} progression row: read right after
  *                              {@code ownAppendedSequences}, a mark at or above a number the append drew means the
  *                              detector passed it before the lock was taken (empty where owners are in memory)
+ * @param selectCorrelatedEvents (tenant_id, correlation_id) -&gt; the event columns in sequence order, through the
+ *                              index on (tenant_id, correlation_id)
  */
 public record EventSql(String insertStream, String upsertStream, String upsertStreamsOfMany, String advanceStream, String selectStream,
                        String nextTenantSequence, String insertEvent, String selectStreamEvents,
                        String selectAppendedSequences, String ownAppendedSequences,
                        String selectAppendedSequencesOfMany, String ownAppendedSequencesOfMany,
-                       String selectPassedMark) {
+                       String selectPassedMark, String selectCorrelatedEvents) {
 }

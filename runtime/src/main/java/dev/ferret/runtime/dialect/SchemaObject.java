@@ -3,14 +3,27 @@ package dev.ferret.runtime.dialect;
 import java.util.List;
 
 /**
- * A table or function Ferret owns, and the statements that create it (the table, then its indexes).
+ * A table, function or column Ferret owns, and the statements that create it (a table, then its indexes).
  *
- * @param name unqualified, lower-case name as it is looked up in the catalog
+ * @param name unqualified, lower-case name as it is looked up in the catalog: {@code table} or {@code table.column}
  * @param ddl  statements run in order when the object is missing
  */
 public record SchemaObject(String name, List<String> ddl) {
 
     public SchemaObject {
         ddl = List.copyOf(ddl);
+    }
+
+    /**
+     * A column a later version added to a table: a new table is created with it, a table an earlier version created
+     * gets it from {@code ddl} (which adds it, then whatever depends on it).
+     */
+    public static SchemaObject column(String table, String column, List<String> ddl) {
+        return new SchemaObject(table + "." + column, ddl);
+    }
+
+    /** Whether this is a column of a table (checked after the tables were created). */
+    public boolean isColumn() {
+        return name.indexOf('.') > 0;
     }
 }

@@ -1,15 +1,24 @@
 package dev.ferret.runtime.events;
 
 import dev.ferret.EventEnvelope;
+import dev.ferret.EventMetadata;
 import dev.ferret.JsonSerializer;
+import jakarta.json.Json;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonString;
+import java.io.StringReader;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.UUID;
 
 /**
  * The columns of an event row as every statement that reads events returns them: (seq_id, id, stream_id, version,
- * type, data, timestamp, tenant_id), and for a tenant's page its tenant_seq after them.
+ * type, data, timestamp, tenant_id, correlation_id, causation_id, headers), and for a tenant's page its tenant_seq
+ * after them. Headers are stored as a JSON object of strings, or null when an event has none.
  */
 public final class EventRows {
 
@@ -21,8 +30,11 @@ public final class EventRows {
     public static final int DATA = 6;
     public static final int TIMESTAMP = 7;
     public static final int TENANT = 8;
+    public static final int CORRELATION = 9;
+    public static final int CAUSATION = 10;
+    public static final int HEADERS = 11;
     /** Only in a tenant's page: the tenant's own sequence number of the event. */
-    public static final int TENANT_SEQUENCE = 9;
+    public static final int TENANT_SEQUENCE = 12;
 
     private EventRows() {
     }
@@ -39,6 +51,37 @@ public final class EventRows {
         Object data = types.read(alias, rs.getString(DATA), sequence, serializer);
         return new EventEnvelope(sequence, UUID.fromString(rs.getString(ID)), rs.getString(STREAM),
                 rs.getLong(VERSION), types.currentAlias(alias), rs.getObject(TIMESTAMP, OffsetDateTime.class),
-                rs.getString(TENANT), data);
+                rs.getString(TENANT), data, metadata(rs));
+    }
+
+    private static EventMetadata metadata(ResultSet rs) throws SQLException {
+        String correlation = rs.getString(CORRELATION);
+        String causation = rs.getString(CAUSATION);
+        String headers = rs.getString(HEADERS);
+        if (correlation == null && causation == null && headers == null) {
+            return EventMetadata.NONE;
+        }
+        return new EventMetadata(correlation, causation, headersOf(headers));
+    }
+
+    /** The stored form of {@code headers}: a JSON object of strings, or null for none. */
+    public static String headersJson(Map<String, String> headers) {
+        if (headers.isEmpty()) {
+            return null;
+        }
+        JsonObjectBuilder object = Json.createObjectBuilder();
+        headers.forEach(object::add);
+        return object.build().toString();
+    }
+
+    private static Map<String, String> headersOf(String json) {
+        if (json == null) {
+            return Map.of();
+        }
+        try (JsonReader reader = Json.createReader(new StringReader(json))) {
+            Map<String, String> headers = new LinkedHashMap<>();
+            reader.readObject().forEach((name, value) -> headers.put(name, ((JsonString) value).getString()));
+            return headers;
+        }
     }
 }

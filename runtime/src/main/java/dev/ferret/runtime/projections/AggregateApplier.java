@@ -107,7 +107,7 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
                     T next = fold(keys.get(k).id(), before.get(k), event);
                     after.add(next);
                     if (raiser != null && handles(event)) {
-                        raiser.raise(next, event, batch.sideEffects(event.tenantId(), event.sequence()));
+                        raiser.raise(next, event, batch.sideEffects(event));
                     }
                 }
             } catch (PageBatch.PageReadException e) {

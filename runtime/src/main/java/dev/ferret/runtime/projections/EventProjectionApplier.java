@@ -42,7 +42,7 @@ final class EventProjectionApplier extends ProjectionBackedApplier {
             batch.beginEvent();
             try {
                 projection.apply(event, batch.operations(event.tenantId()));
-                projection.raiseSideEffects(event, batch.sideEffects(event.tenantId(), event.sequence()));
+                projection.raiseSideEffects(event, batch.sideEffects(event));
             } catch (PageBatch.PageReadException e) {
                 throw e;
             } catch (RuntimeException e) {

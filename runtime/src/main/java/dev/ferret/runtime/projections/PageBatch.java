@@ -1,5 +1,7 @@
 package dev.ferret.runtime.projections;
 
+import dev.ferret.EventEnvelope;
+import dev.ferret.EventMetadata;
 import dev.ferret.daemon.ChangeSet;
 import dev.ferret.projections.DocumentOperations;
 import dev.ferret.projections.SideEffects;
@@ -61,19 +63,21 @@ public final class PageBatch {
     /** While set, {@link #restart} is left to the composite applying the page: it would drop other members' work. */
     private boolean restartsLeftToComposite;
 
-    /** An event a projection raised, appended in the page's transaction. */
-    public record RaisedEvent(String tenantId, String streamId, Object event) {
+    /**
+     * An event a projection raised, appended in the page's transaction, with {@code metadata} naming the event that
+     * raised it as its cause and carrying that event's correlation id and headers.
+     */
+    public record RaisedEvent(String tenantId, String streamId, Object event, EventMetadata metadata) {
     }
 
     /** A message a projection published while applying the event at {@code sequence}, for the page's outbox rows. */
     public record PublishedMessage(String tenantId, long sequence, Object message) {
     }
 
-    /**
-     * Side effects raised while applying the event at {@code sequence} of {@code tenantId}; held until the page
-     * writes them in its transaction.
-     */
-    public SideEffects sideEffects(String tenantId, long sequence) {
+    /** Side effects raised while applying {@code cause}; held until the page writes them in its transaction. */
+    public SideEffects sideEffects(EventEnvelope cause) {
+        String tenantId = cause.tenantId();
+        long sequence = cause.sequence();
         return new SideEffects() {
             @Override
             public void publish(Object message) {
@@ -82,7 +86,8 @@ public final class PageBatch {
 
             @Override
             public void appendEvent(String streamId, Object event) {
-                raisedEvents.add(new RaisedEvent(tenantId, streamId, Objects.requireNonNull(event, "event")));
+                raisedEvents.add(new RaisedEvent(tenantId, streamId, Objects.requireNonNull(event, "event"),
+                        cause.metadata().withCausationId(cause.eventId().toString())));
             }
         };
     }

@@ -103,7 +103,13 @@ public final class SchemaMigrator {
                 created.add("schema " + schema);
             }
             Set<String> existing = dialect.existingObjects(connection, schema);
+            boolean columnsRead = false;
             for (SchemaObject object : wanted) {
+                if (object.isColumn() && !columnsRead) {
+                    // a table created just now has every column already: only older tables need them added
+                    existing = dialect.existingObjects(connection, schema);
+                    columnsRead = true;
+                }
                 if (!existing.contains(object.name().toLowerCase(Locale.ROOT))) {
                     for (String ddl : object.ddl()) {
                         statement.execute(ddl);

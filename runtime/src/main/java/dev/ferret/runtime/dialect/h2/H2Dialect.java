@@ -155,9 +155,12 @@ public final class H2Dialect implements Dialect {
                         + "  timestamp TIMESTAMP WITH TIME ZONE NOT NULL,\n"
                         + "  tenant_id " + TENANT_COLUMN + " NOT NULL,\n"
                         + "  tenant_seq BIGINT,\n"
+                        + "  correlation_id " + ID_COLUMN + ",\n"
+                        + "  causation_id " + ID_COLUMN + ",\n"
+                        + "  headers JSON,\n"
                         + "  CONSTRAINT " + t.constraint("uq", "events_stream_version") + " UNIQUE (tenant_id, stream_id, version),\n"
                         + "  CONSTRAINT " + t.constraint("uq", "events_tenant_seq") + " UNIQUE (tenant_id, tenant_seq)\n"
-                        + ")"));
+                        + ")", correlationIndex(t)));
         SchemaObject tenantSequences = new SchemaObject(t.local("tenant_sequences"), List.of(
                 "CREATE TABLE IF NOT EXISTS " + t.tenantSequences() + " (\n"
                         + "  tenant_id " + TENANT_COLUMN + " PRIMARY KEY,\n"
@@ -215,7 +218,18 @@ public final class H2Dialect implements Dialect {
                 "CREATE INDEX IF NOT EXISTS " + t.schema() + "." + t.constraint("ix", "outbox_pending") + " ON "
                         + t.outbox() + " (shard, delivered_at, id)"));
         return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(), "", "",
-                List.of(events, streams, tenantSequences, progression, deadLetters, outbox, shardLocks, jsonText));
+                List.of(events, streams, tenantSequences, progression, deadLetters, outbox, shardLocks, jsonText,
+                        SchemaObject.column(t.local("events"), "correlation_id", List.of("ALTER TABLE " + t.events()
+                                + " ADD COLUMN correlation_id " + ID_COLUMN, correlationIndex(t))),
+                        SchemaObject.column(t.local("events"), "causation_id", List.of("ALTER TABLE " + t.events()
+                                + " ADD COLUMN causation_id " + ID_COLUMN)),
+                        SchemaObject.column(t.local("events"), "headers", List.of("ALTER TABLE " + t.events()
+                                + " ADD COLUMN headers JSON"))));
+    }
+
+    private static String correlationIndex(TableNames t) {
+        return "CREATE INDEX IF NOT EXISTS " + t.schema() + "." + t.constraint("ix", "events_correlation") + " ON "
+                + t.events() + " (tenant_id, correlation_id)";
     }
 
     @Override
@@ -269,9 +283,11 @@ public final class H2Dialect implements Dialect {
                         + " WHEN MATCHED THEN UPDATE SET last_seq = s.last_seq + src.drawn, last_updated = src.last_updated"
                         + " WHEN NOT MATCHED THEN INSERT (tenant_id, last_seq, last_updated)"
                         + " VALUES (src.tenant_id, src.drawn, src.last_updated))",
-                "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq)"
-                        + " VALUES (?, ?, ?, ?, ? FORMAT JSON, ?, ?, ?)",
-                "SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id FROM "
+                "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq,"
+                        + " correlation_id, causation_id, headers)"
+                        + " VALUES (?, ?, ?, ?, ? FORMAT JSON, ?, ?, ?, ?, ?, ? FORMAT JSON)",
+                "SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id, correlation_id, causation_id, "
+                        + "CAST(headers AS VARCHAR) FROM "
                         + t.events() + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version",
                 PortableSql.selectAppendedSequences(t),
                 // the owners of numbers in flight live in this JVM (H2SequenceOwners), not in the database
@@ -281,7 +297,10 @@ public final class H2Dialect implements Dialect {
                         + " last_version) JOIN " + t.events() + " e ON e.stream_id = a.stream_id"
                         + " AND e.version >= a.first_version AND e.version <= a.last_version WHERE e.tenant_id = ?",
                 "",
-                "");
+                "",
+                "SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id, correlation_id,"
+                        + " causation_id, CAST(headers AS VARCHAR) FROM " + t.events() + " WHERE tenant_id = ? AND correlation_id = ?"
+                        + " AND correlation_id IS NOT NULL ORDER BY seq_id");
     }
 
     @Override
@@ -324,10 +343,12 @@ public final class H2Dialect implements Dialect {
         return new DaemonSql(
                 PortableSql.highWaterMark(t.events()),
                 PortableSql.listGaps(t.events()),
-                "SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id FROM "
+                "SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id, correlation_id, causation_id, "
+                        + "CAST(headers AS VARCHAR) FROM "
                         + t.events() + " WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id LIMIT ?",
                 PortableSql.tenantMarks(t),
-                "SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id, tenant_seq"
+                "SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id, correlation_id, causation_id, "
+                        + "CAST(headers AS VARCHAR), tenant_seq"
                         + " FROM " + t.events()
                         + " WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq LIMIT ?",
                 PortableSql.selectProgression(t),

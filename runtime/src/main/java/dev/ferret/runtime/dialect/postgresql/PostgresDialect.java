@@ -126,9 +126,12 @@ public final class PostgresDialect implements Dialect {
                         + "  timestamp timestamptz NOT NULL,\n"
                         + "  tenant_id " + TENANT_COLUMN + " NOT NULL,\n"
                         + "  tenant_seq bigint,\n"
+                        + "  correlation_id " + ID_COLUMN + ",\n"
+                        + "  causation_id " + ID_COLUMN + ",\n"
+                        + "  headers jsonb,\n"
                         + "  CONSTRAINT " + t.constraint("uq", "events_stream_version") + " UNIQUE (tenant_id, stream_id, version),\n"
                         + "  CONSTRAINT " + t.constraint("uq", "events_tenant_seq") + " UNIQUE (tenant_id, tenant_seq)\n"
-                        + ")"));
+                        + ")", correlationIndex(t)));
         SchemaObject tenantSequences = new SchemaObject(t.local("tenant_sequences"), List.of(
                 "CREATE TABLE IF NOT EXISTS " + t.tenantSequences() + " (\n"
                         + "  tenant_id " + TENANT_COLUMN + " PRIMARY KEY,\n"
@@ -180,7 +183,19 @@ public final class PostgresDialect implements Dialect {
                 "CREATE INDEX IF NOT EXISTS " + t.constraint("ix", "outbox_pending") + " ON " + t.outbox()
                         + " (shard, delivered_at, id)"));
         return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(),
-                MIGRATION_LOCK, "", List.of(events, streams, tenantSequences, progression, deadLetters, outbox));
+                MIGRATION_LOCK, "", List.of(events, streams, tenantSequences, progression, deadLetters, outbox,
+                        SchemaObject.column(t.local("events"), "correlation_id", List.of("ALTER TABLE " + t.events()
+                                + " ADD COLUMN IF NOT EXISTS correlation_id " + ID_COLUMN, correlationIndex(t))),
+                        SchemaObject.column(t.local("events"), "causation_id", List.of("ALTER TABLE " + t.events()
+                                + " ADD COLUMN IF NOT EXISTS causation_id " + ID_COLUMN)),
+                        SchemaObject.column(t.local("events"), "headers", List.of("ALTER TABLE " + t.events()
+                                + " ADD COLUMN IF NOT EXISTS headers jsonb"))));
+    }
+
+    /** Partial: most events carry no correlation id, and a lookup by one never asks for a null. */
+    private static String correlationIndex(TableNames t) {
+        return "CREATE INDEX IF NOT EXISTS " + t.constraint("ix", "events_correlation") + " ON " + t.events()
+                + " (tenant_id, correlation_id) WHERE correlation_id IS NOT NULL";
     }
 
     @Override
@@ -219,9 +234,11 @@ public final class PostgresDialect implements Dialect {
                 "INSERT INTO " + t.tenantSequences() + " AS s (tenant_id, last_seq, last_updated) VALUES (?, ?, ?)"
                         + " ON CONFLICT (tenant_id) DO UPDATE SET last_seq = s.last_seq + EXCLUDED.last_seq,"
                         + " last_updated = EXCLUDED.last_updated RETURNING last_seq",
-                "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq)"
-                        + " VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?)",
-                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
+                "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq,"
+                        + " correlation_id, causation_id, headers)"
+                        + " VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?::jsonb)",
+                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, "
+                        + "headers FROM " + t.events()
                         + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version",
                 PortableSql.selectAppendedSequences(t),
                 // two-int advisory keys (store, sequence number): a separate key space from the bigint keys of the
@@ -236,7 +253,10 @@ public final class PostgresDialect implements Dialect {
                         + " CAST(e.seq_id % 2147483648 AS integer))) FROM " + APPENDED_RANGES + " JOIN " + t.events()
                         + " e ON e.stream_id = a.stream_id AND e.version >= a.first_version"
                         + " AND e.version <= a.last_version WHERE e.tenant_id = ?",
-                PortableSql.selectPassedMark(t));
+                PortableSql.selectPassedMark(t),
+                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id,"
+                        + " causation_id, headers FROM " + t.events() + " WHERE tenant_id = ? AND correlation_id = ?"
+                        + " AND correlation_id IS NOT NULL ORDER BY seq_id");
     }
 
     @Override
@@ -275,10 +295,12 @@ public final class PostgresDialect implements Dialect {
         return new DaemonSql(
                 PortableSql.highWaterMark(t.events()),
                 PortableSql.listGaps(t.events()),
-                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
+                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, "
+                        + "headers FROM " + t.events()
                         + " WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id LIMIT ?",
                 PortableSql.tenantMarks(t),
-                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq FROM " + t.events()
+                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, "
+                        + "headers, tenant_seq FROM " + t.events()
                         + " WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq LIMIT ?",
                 PortableSql.selectProgression(t),
                 PortableSql.selectProgressionStamp(t),

@@ -132,6 +132,10 @@ public final class SqlServerDialect implements Dialect {
                         + "  timestamp DATETIMEOFFSET NOT NULL,\n"
                         + "  tenant_id " + TENANT_COLUMN + " NOT NULL,\n"
                         + "  tenant_seq BIGINT NULL,\n"
+                        + "  correlation_id " + ID_COLUMN + " NULL,\n"
+                        + "  causation_id " + ID_COLUMN + " NULL,\n"
+                        + "  headers NVARCHAR(MAX) NULL CONSTRAINT " + t.constraint("ck", "events_headers")
+                        + " CHECK (ISJSON(headers) = 1),\n"
                         + "  CONSTRAINT " + t.constraint("uq", "events_stream_version")
                         + " UNIQUE (tenant_id, stream_id, version)\n"
                         + ")",
@@ -139,7 +143,8 @@ public final class SqlServerDialect implements Dialect {
                 "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'" + t.constraint("ux", "events_tenant_seq")
                         + "' AND object_id = OBJECT_ID(N'" + t.events() + "'))\n"
                         + "CREATE UNIQUE INDEX " + t.constraint("ux", "events_tenant_seq") + " ON " + t.events()
-                        + " (tenant_id, tenant_seq) WHERE tenant_seq IS NOT NULL"));
+                        + " (tenant_id, tenant_seq) WHERE tenant_seq IS NOT NULL",
+                correlationIndex(t)));
         SchemaObject tenantSequences = new SchemaObject(t.local("tenant_sequences"), List.of(
                 "IF OBJECT_ID(N'" + t.tenantSequences() + "', N'U') IS NULL\n"
                         + "CREATE TABLE " + t.tenantSequences() + " (\n"
@@ -204,7 +209,32 @@ public final class SqlServerDialect implements Dialect {
         // CREATE SCHEMA must be alone in its batch, hence EXEC
         return new SchemaSql("IF SCHEMA_ID(N'" + t.schema() + "') IS NULL EXEC(N'CREATE SCHEMA " + t.schema() + "')",
                 MIGRATION_LOCK, MIGRATION_UNLOCK,
-                List.of(events, streams, tenantSequences, progression, deadLetters, outbox));
+                List.of(events, streams, tenantSequences, progression, deadLetters, outbox,
+                        SchemaObject.column(t.local("events"), "correlation_id", List.of(addEventColumn(t,
+                                "correlation_id", ID_COLUMN + " NULL"), correlationIndex(t))),
+                        SchemaObject.column(t.local("events"), "causation_id", List.of(addEventColumn(t,
+                                "causation_id", ID_COLUMN + " NULL"))),
+                        SchemaObject.column(t.local("events"), "headers", List.of(addEventColumn(t, "headers",
+                                "NVARCHAR(MAX) NULL CONSTRAINT " + t.constraint("ck", "events_headers")
+                                        + " CHECK (ISJSON(headers) = 1)")))));
+    }
+
+    /** Adds a column to a table an earlier version created; {@code COL_LENGTH} is null while it is missing. */
+    private static String addEventColumn(TableNames t, String column, String definition) {
+        return "IF COL_LENGTH(N'" + t.events() + "', N'" + column + "') IS NULL\n"
+                + "ALTER TABLE " + t.events() + " ADD " + column + " " + definition;
+    }
+
+    /**
+     * Filtered: most events carry no correlation id. The lookup repeats the filter's predicate, so the optimizer
+     * matches the index whatever the parameter's value.
+     */
+    private static String correlationIndex(TableNames t) {
+        String name = t.constraint("ix", "events_correlation");
+        return "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'" + name + "' AND object_id = OBJECT_ID(N'"
+                + t.events() + "'))\n"
+                + "CREATE INDEX " + name + " ON " + t.events() + " (tenant_id, correlation_id)"
+                + " WHERE correlation_id IS NOT NULL";
     }
 
     @Override
@@ -251,9 +281,11 @@ public final class SqlServerDialect implements Dialect {
                         + " WHEN NOT MATCHED THEN INSERT (tenant_id, last_seq, last_updated)"
                         + " VALUES (source.tenant_id, source.drawn, source.last_updated)"
                         + " OUTPUT inserted.last_seq;",
-                "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq)"
-                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
+                "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq,"
+                        + " correlation_id, causation_id, headers)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, "
+                        + "headers FROM " + t.events()
                         + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version",
                 PortableSql.selectAppendedSequences(t),
                 // one transaction-owned applock per number drawn: sp_getapplock takes its resource only as a
@@ -275,7 +307,10 @@ public final class SqlServerDialect implements Dialect {
                 // table type created in the schema, which this dialect does not own yet)
                 "",
                 "",
-                PortableSql.selectPassedMark(t));
+                PortableSql.selectPassedMark(t),
+                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id,"
+                        + " causation_id, headers FROM " + t.events() + " WHERE tenant_id = ? AND correlation_id = ?"
+                        + " AND correlation_id IS NOT NULL ORDER BY seq_id");
     }
 
     @Override
@@ -321,13 +356,15 @@ public final class SqlServerDialect implements Dialect {
         return new DaemonSql(
                 PortableSql.highWaterMark(events),
                 PortableSql.listGaps(events),
-                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id FROM " + t.events()
+                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, "
+                        + "headers FROM " + t.events()
                         + " WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY",
                 // READPAST: a tenant whose append is in flight keeps its mark this round instead of blocking the read
                 "SELECT tenant_id, last_seq FROM " + t.tenantSequences() + " WITH (READCOMMITTEDLOCK, READPAST)",
                 // no READPAST: rows at or below a tenant's mark are committed, but one that a DBA's fix-up (or a
                 // delete that rolls back) has locked would be skipped, and a short page reads as "all up to the mark"
-                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq FROM " + t.events()
+                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, "
+                        + "headers, tenant_seq FROM " + t.events()
                         + " WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq"
                         + " OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY",
                 PortableSql.selectProgression(t),

@@ -229,6 +229,9 @@ class HighWaterMarkDetectorTest {
                 ps.setObject(6, OffsetDateTime.now(clock));
                 ps.setString(7, StoreOptions.DEFAULT_TENANT);
                 ps.setNull(8, Types.BIGINT);
+                ps.setNull(9, Types.VARCHAR);
+                ps.setNull(10, Types.VARCHAR);
+                ps.setNull(11, Types.VARCHAR);
                 ps.executeUpdate();
             }
             append("a");
