@@ -482,8 +482,8 @@ public final class TenantRebuildHarness {
         fact(out, "Child JVM per row", String.join(" ", jvmFlags()) + " (fresh JVM per configuration)");
         fact(out, "Database", engineDescription);
         fact(out, "Workload", String.format(Locale.ROOT, "%d tenants (events partitioned by tenant) x %d pages of %d"
-                        + " events = %,d events; rebuild of 2 projections x %d tenants = %d shards at once", tenants,
-                pages, batch, (long) tenants * pages * batch, tenants, 2 * tenants));
+                        + " events = %,d events; rebuild of a two-stage composite x %d tenants = %d shards at once",
+                tenants, pages, batch, (long) tenants * pages * batch, tenants, tenants));
         fact(out, "Stage one (Sheets)", String.format(Locale.ROOT, "%d upserts per event of %,d-byte documents:"
                         + " %,d distinct documents per page, %,d ids per tenant (%,d documents in all)", docsPerEvent,
                 docBytes, Math.min((long) batch * docsPerEvent, docsPerTenant), docsPerTenant,
@@ -662,7 +662,7 @@ public final class TenantRebuildHarness {
         try (DocumentStore solo = store(ds, DaemonMode.SOLO, Row.parse("budget4"))) {
             solo.waitForNonStaleProjectionData(timeout);
         }
-        log(String.format(Locale.ROOT, "first catch-up of both projections in %.1f s", (System.nanoTime() - started)
+        log(String.format(Locale.ROOT, "first catch-up of the composite in %.1f s", (System.nanoTime() - started)
                 / 1e9));
     }
 
