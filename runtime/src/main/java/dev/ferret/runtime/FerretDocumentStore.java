@@ -97,7 +97,8 @@ public final class FerretDocumentStore implements DocumentStore {
         Map<String, FerretDocumentSession> sessions = new LinkedHashMap<>();
         for (PageBatch.RaisedEvent event : raised) {
             sessions.computeIfAbsent(event.tenantId(), tenant -> new FerretDocumentSession(this, tenant,
-                    EventMetadata.NONE)).events().withMetadata(event.metadata()).append(event.streamId(), event.event());
+                    EventMetadata.NONE)).events().withMetadata(event.metadata())
+                    .append(event.streamId(), event.event());
         }
         for (FerretDocumentSession session : sessions.values()) {
             session.writeWithin(c, now, afterTransaction);

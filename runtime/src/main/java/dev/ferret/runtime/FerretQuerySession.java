@@ -114,30 +114,23 @@ class FerretQuerySession implements QuerySession {
     public List<EventEnvelope> fetchStream(String streamId) {
         ensureOpen();
         IdLimits.requireStreamId(streamId);
-        try (Connection c = context.dataSourceOf(tenantId).getConnection();
-             PreparedStatement ps = c.prepareStatement(context.eventSql().selectStreamEvents())) {
-            ps.setString(1, tenantId);
-            ps.setString(2, streamId);
-            List<EventEnvelope> events = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    events.add(readEvent(rs));
-                }
-            }
-            return events;
-        } catch (SQLException e) {
-            throw failure("fetching stream " + streamId, e);
-        }
+        return readEvents(context.eventSql().selectStreamEvents(), streamId, "fetching stream " + streamId);
     }
 
     @Override
     public List<EventEnvelope> fetchByCorrelationId(String correlationId) {
         ensureOpen();
         IdLimits.requireCorrelationId(correlationId);
+        return readEvents(context.eventSql().selectCorrelatedEvents(), correlationId,
+                "fetching the events of correlation id " + correlationId);
+    }
+
+    /** The events {@code sql} selects for this session's tenant and {@code key}, in its order. */
+    private List<EventEnvelope> readEvents(String sql, String key, String what) {
         try (Connection c = context.dataSourceOf(tenantId).getConnection();
-             PreparedStatement ps = c.prepareStatement(context.eventSql().selectCorrelatedEvents())) {
+             PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, tenantId);
-            ps.setString(2, correlationId);
+            ps.setString(2, key);
             List<EventEnvelope> events = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -146,7 +139,7 @@ class FerretQuerySession implements QuerySession {
             }
             return events;
         } catch (SQLException e) {
-            throw failure("fetching the events of correlation id " + correlationId, e);
+            throw failure(what, e);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.ferret.runtime.dialect;
 
 import java.util.List;
+import java.util.function.BiFunction;
 
 /**
  * A table, function or column Ferret owns, and the statements that create it (a table, then its indexes).
@@ -20,6 +21,21 @@ public record SchemaObject(String name, List<String> ddl) {
      */
     public static SchemaObject column(String table, String column, List<String> ddl) {
         return new SchemaObject(table + "." + column, ddl);
+    }
+
+    /**
+     * The event metadata columns (correlation id, causation id, headers) for an events table an earlier version
+     * created, each added by the statement {@code add} makes of (column, definition), the correlation index right
+     * after its column.
+     */
+    public static List<SchemaObject> eventMetadataColumns(TableNames t, BiFunction<String, String, String> add,
+                                                          String idDefinition, String headersDefinition,
+                                                          String correlationIndex) {
+        String events = t.local("events");
+        return List.of(
+                column(events, "correlation_id", List.of(add.apply("correlation_id", idDefinition), correlationIndex)),
+                column(events, "causation_id", List.of(add.apply("causation_id", idDefinition))),
+                column(events, "headers", List.of(add.apply("headers", headersDefinition))));
     }
 
     /** Whether this is a column of a table (checked after the tables were created). */

@@ -217,14 +217,11 @@ public final class H2Dialect implements Dialect {
                         + ")",
                 "CREATE INDEX IF NOT EXISTS " + t.schema() + "." + t.constraint("ix", "outbox_pending") + " ON "
                         + t.outbox() + " (shard, delivered_at, id)"));
-        return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(), "", "",
-                List.of(events, streams, tenantSequences, progression, deadLetters, outbox, shardLocks, jsonText,
-                        SchemaObject.column(t.local("events"), "correlation_id", List.of("ALTER TABLE " + t.events()
-                                + " ADD COLUMN correlation_id " + ID_COLUMN, correlationIndex(t))),
-                        SchemaObject.column(t.local("events"), "causation_id", List.of("ALTER TABLE " + t.events()
-                                + " ADD COLUMN causation_id " + ID_COLUMN)),
-                        SchemaObject.column(t.local("events"), "headers", List.of("ALTER TABLE " + t.events()
-                                + " ADD COLUMN headers JSON"))));
+        List<SchemaObject> objects = new ArrayList<>(List.of(events, streams, tenantSequences, progression,
+                deadLetters, outbox, shardLocks, jsonText));
+        objects.addAll(SchemaObject.eventMetadataColumns(t, (column, definition) -> "ALTER TABLE " + t.events()
+                + " ADD COLUMN " + column + " " + definition, ID_COLUMN, "JSON", correlationIndex(t)));
+        return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(), "", "", objects);
     }
 
     private static String correlationIndex(TableNames t) {
@@ -299,8 +296,8 @@ public final class H2Dialect implements Dialect {
                 "",
                 "",
                 "SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id, correlation_id,"
-                        + " causation_id, CAST(headers AS VARCHAR) FROM " + t.events() + " WHERE tenant_id = ? AND correlation_id = ?"
-                        + " AND correlation_id IS NOT NULL ORDER BY seq_id");
+                        + " causation_id, CAST(headers AS VARCHAR) FROM " + t.events()
+                        + " WHERE tenant_id = ? AND correlation_id = ? AND correlation_id IS NOT NULL ORDER BY seq_id");
     }
 
     @Override

@@ -22,6 +22,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import javax.sql.DataSource;
@@ -182,14 +183,11 @@ public final class PostgresDialect implements Dialect {
                         + ")",
                 "CREATE INDEX IF NOT EXISTS " + t.constraint("ix", "outbox_pending") + " ON " + t.outbox()
                         + " (shard, delivered_at, id)"));
-        return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(),
-                MIGRATION_LOCK, "", List.of(events, streams, tenantSequences, progression, deadLetters, outbox,
-                        SchemaObject.column(t.local("events"), "correlation_id", List.of("ALTER TABLE " + t.events()
-                                + " ADD COLUMN IF NOT EXISTS correlation_id " + ID_COLUMN, correlationIndex(t))),
-                        SchemaObject.column(t.local("events"), "causation_id", List.of("ALTER TABLE " + t.events()
-                                + " ADD COLUMN IF NOT EXISTS causation_id " + ID_COLUMN)),
-                        SchemaObject.column(t.local("events"), "headers", List.of("ALTER TABLE " + t.events()
-                                + " ADD COLUMN IF NOT EXISTS headers jsonb"))));
+        List<SchemaObject> objects = new ArrayList<>(List.of(events, streams, tenantSequences, progression,
+                deadLetters, outbox));
+        objects.addAll(SchemaObject.eventMetadataColumns(t, (column, definition) -> "ALTER TABLE " + t.events()
+                + " ADD COLUMN IF NOT EXISTS " + column + " " + definition, ID_COLUMN, "jsonb", correlationIndex(t)));
+        return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(), MIGRATION_LOCK, "", objects);
     }
 
     /** Partial: most events carry no correlation id, and a lookup by one never asks for a null. */

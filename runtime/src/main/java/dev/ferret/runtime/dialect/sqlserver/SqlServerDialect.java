@@ -23,6 +23,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -207,16 +208,14 @@ public final class SqlServerDialect implements Dialect {
                         + "CREATE INDEX " + t.constraint("ix", "outbox_pending") + " ON " + t.outbox()
                         + " (shard, delivered_at, id)"));
         // CREATE SCHEMA must be alone in its batch, hence EXEC
+        List<SchemaObject> objects = new ArrayList<>(List.of(events, streams, tenantSequences, progression,
+                deadLetters, outbox));
+        objects.addAll(SchemaObject.eventMetadataColumns(t, (column, definition) -> addEventColumn(t, column,
+                definition), ID_COLUMN + " NULL", "NVARCHAR(MAX) NULL CONSTRAINT " + t.constraint("ck", "events_headers")
+                + " CHECK (ISJSON(headers) = 1)", correlationIndex(t)));
         return new SchemaSql("IF SCHEMA_ID(N'" + t.schema() + "') IS NULL EXEC(N'CREATE SCHEMA " + t.schema() + "')",
                 MIGRATION_LOCK, MIGRATION_UNLOCK,
-                List.of(events, streams, tenantSequences, progression, deadLetters, outbox,
-                        SchemaObject.column(t.local("events"), "correlation_id", List.of(addEventColumn(t,
-                                "correlation_id", ID_COLUMN + " NULL"), correlationIndex(t))),
-                        SchemaObject.column(t.local("events"), "causation_id", List.of(addEventColumn(t,
-                                "causation_id", ID_COLUMN + " NULL"))),
-                        SchemaObject.column(t.local("events"), "headers", List.of(addEventColumn(t, "headers",
-                                "NVARCHAR(MAX) NULL CONSTRAINT " + t.constraint("ck", "events_headers")
-                                        + " CHECK (ISJSON(headers) = 1)")))));
+                objects);
     }
 
     /** Adds a column to a table an earlier version created; {@code COL_LENGTH} is null while it is missing. */
