@@ -141,6 +141,9 @@ SELECT e.stream_id, e.version, e.seq_id FROM UNNEST(CAST(? AS VARCHAR ARRAY), CA
 -- events.selectCorrelatedEvents
 SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id, correlation_id, causation_id, CAST(headers AS VARCHAR) FROM PUBLIC.pc_events WHERE tenant_id = ? AND correlation_id = ? AND correlation_id IS NOT NULL ORDER BY seq_id
 
+-- events.selectEventNumbers
+SELECT seq_id, tenant_seq FROM PUBLIC.pc_events WHERE tenant_id = ? AND stream_id = ? AND version = ?
+
 -- documents.upsert
 MERGE INTO PUBLIC.pc_doc_order_summary AS d USING (VALUES (CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR) FORMAT JSON, CAST(? AS TIMESTAMP WITH TIME ZONE))) AS src (id, tenant_id, data, last_modified) ON d.tenant_id = src.tenant_id AND d.id = src.id WHEN MATCHED THEN UPDATE SET data = src.data, version = d.version + 1, last_modified = src.last_modified WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified) VALUES (src.id, src.tenant_id, src.data, 1, src.last_modified)
 

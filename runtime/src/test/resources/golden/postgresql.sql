@@ -145,6 +145,9 @@ SELECT last_seq_id FROM public.pc_event_progression WHERE name = 'HighWaterMark'
 -- events.selectCorrelatedEvents
 SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM public.pc_events WHERE tenant_id = ? AND correlation_id = ? AND correlation_id IS NOT NULL ORDER BY seq_id
 
+-- events.selectEventNumbers
+SELECT seq_id, tenant_seq FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? AND version = ?
+
 -- documents.upsert
 INSERT INTO public.pc_doc_order_summary AS d (id, tenant_id, data, version, last_modified) VALUES (?, ?, ?::jsonb, 1, ?) ON CONFLICT (tenant_id, id) DO UPDATE SET data = EXCLUDED.data, version = d.version + 1, last_modified = EXCLUDED.last_modified
 

@@ -155,6 +155,9 @@ SELECT last_seq_id FROM dbo.pc_event_progression WHERE name = 'HighWaterMark'
 -- events.selectCorrelatedEvents
 SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM dbo.pc_events WHERE tenant_id = ? AND correlation_id = ? AND correlation_id IS NOT NULL ORDER BY seq_id
 
+-- events.selectEventNumbers
+SELECT seq_id, tenant_seq FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? AND version = ?
+
 -- documents.upsert
 MERGE dbo.pc_doc_order_summary WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?)) AS source (id, tenant_id, data, last_modified) ON target.tenant_id = source.tenant_id COLLATE Latin1_General_100_BIN2 AND target.id = source.id COLLATE Latin1_General_100_BIN2 WHEN MATCHED THEN UPDATE SET target.data = source.data, target.version = target.version + 1, target.last_modified = source.last_modified WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified) VALUES (source.id, source.tenant_id, source.data, 1, source.last_modified);
 

@@ -6,9 +6,11 @@ import dev.ferret.EventOperations;
 import dev.ferret.IdLimits;
 import dev.ferret.StreamState;
 import dev.ferret.StreamForWriting;
+import dev.ferret.runtime.daemon.AsyncDaemon;
 import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.EventSql;
+import dev.ferret.runtime.dialect.PortableSql;
 import dev.ferret.EventEnvelope;
 import dev.ferret.EventMetadata;
 import dev.ferret.daemon.ApplyFailedException;
@@ -187,10 +189,56 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             DocumentMapping<T> mapping = context.mapping(type, definition.snapshot().version());
             return new Fetched<>(streamId, version, loadFrom(mapping, streamId));
         }
+        Fetched<T> fromSnapshot = fromCurrentAsyncSnapshot(definition, streamId);
+        if (fromSnapshot != null) {
+            return fromSnapshot;
+        }
         List<EventEnvelope> events = fetchStream(streamId);
         long version = events.isEmpty() ? 0 : events.get(events.size() - 1).version();
         return new Fetched<>(streamId, version,
                 Optional.ofNullable(StreamAggregates.foldAll(definition.snapshot(), streamId, events)));
+    }
+
+    /**
+     * The stream from its async snapshot when the snapshot's shard has passed the stream's last event, else null
+     * (fold the events). The version is read first: a snapshot the daemon moved on since only makes the save refuse
+     * the stale version, as another writer's append would.
+     */
+    private <T> Fetched<T> fromCurrentAsyncSnapshot(StreamAggregates.Definition<T> definition, String streamId) {
+        long version = fetchStreamState(streamId).map(StreamState::version).orElse(0L);
+        if (version == 0) {
+            return null;
+        }
+        String shard = AsyncDaemon.shardName(definition.shard())
+                + (context.partitionedByTenant() ? "@" + tenantId : "");
+        try (Connection c = context.dataSourceOf(tenantId).getConnection()) {
+            long lastEvent;
+            try (PreparedStatement ps = c.prepareStatement(context.eventSql().selectEventNumbers())) {
+                ps.setString(1, tenantId);
+                ps.setString(2, streamId);
+                ps.setLong(3, version);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return null;
+                    }
+                    // a tenant's shard counts the tenant's own sequence
+                    lastEvent = rs.getLong(context.partitionedByTenant() ? 2 : 1);
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement(PortableSql.selectProgression(context.names()))) {
+                ps.setString(1, shard);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next() || rs.getLong(1) < lastEvent) {
+                        return null;
+                    }
+                }
+            }
+        } catch (SQLException e) {
+            throw failure("reading how far the snapshot of stream " + streamId + " is", e);
+        }
+        DocumentMapping<T> mapping = context.mapping(definition.snapshot().documentType(),
+                definition.snapshot().version());
+        return new Fetched<>(streamId, version, loadFrom(mapping, streamId));
     }
 
     /** A fetched stream; what it appends goes into this session at the version it was fetched at. */

@@ -44,10 +44,13 @@ package dev.ferret.runtime.dialect;
  *                              detector passed it before the lock was taken (empty where owners are in memory)
  * @param selectCorrelatedEvents (tenant_id, correlation_id) -&gt; the event columns in sequence order, through the
  *                              index on (tenant_id, correlation_id)
+ * @param selectEventNumbers    (tenant_id, stream_id, version) -&gt; seq_id, tenant_seq: where one event stands in the
+ *                              store's sequence and its tenant's, to compare with a shard's progression
  */
 public record EventSql(String insertStream, String upsertStream, String upsertStreamsOfMany, String advanceStream, String selectStream,
                        String nextTenantSequence, String insertEvent, String selectStreamEvents,
                        String selectAppendedSequences, String ownAppendedSequences,
                        String selectAppendedSequencesOfMany, String ownAppendedSequencesOfMany,
-                       String selectPassedMark, String selectCorrelatedEvents) {
+                       String selectPassedMark, String selectCorrelatedEvents,
+                       String selectEventNumbers) {
 }

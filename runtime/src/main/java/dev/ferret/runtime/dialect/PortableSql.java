@@ -50,6 +50,11 @@ public final class PortableSql {
         return "SELECT last_seq_id FROM " + t.progression() + " WHERE name = 'HighWaterMark'";
     }
 
+    /** (tenant_id, stream_id, version) -&gt; seq_id, tenant_seq of that one event. */
+    public static String selectEventNumbers(TableNames t) {
+        return "SELECT seq_id, tenant_seq FROM " + t.events() + " WHERE tenant_id = ? AND stream_id = ? AND version = ?";
+    }
+
     public static String selectProgression(TableNames t) {
         return "SELECT last_seq_id FROM " + t.progression() + " WHERE name = ?";
     }

@@ -18,8 +18,11 @@ import java.util.function.BiFunction;
  */
 public final class StreamAggregates {
 
-    /** A type's snapshot definition, and whether it is kept current inline with every append. */
-    public record Definition<T>(Snapshot<T> snapshot, boolean inline) {
+    /**
+     * A type's snapshot definition, whether it is kept current inline with every append, and the projection whose
+     * shard keeps it when async (the snapshot itself, or the composite it is a member of).
+     */
+    public record Definition<T>(Snapshot<T> snapshot, boolean inline, Projection shard) {
     }
 
     private final Map<Class<?>, Definition<?>> byType;
@@ -35,7 +38,8 @@ public final class StreamAggregates {
                 Definition<?> known = found.get(snapshot.documentType());
                 if (known == null || inline && !known.inline()
                         || inline == known.inline() && snapshot.version() > known.snapshot().version()) {
-                        found.put(snapshot.documentType(), new Definition<>(snapshot, inline));
+                        found.put(snapshot.documentType(), new Definition<>(snapshot, inline,
+                                registration.projection()));
                     }
             }
         }

@@ -8,6 +8,7 @@ import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
 import dev.ferret.StreamForWriting;
+import dev.ferret.daemon.DaemonMode;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.StoreSeams;
@@ -126,8 +127,56 @@ class LiveAggregationConformanceTest {
         assertThat(store.querySession().load(Order.class, stream)).contains(new Order(stream, "eve", 7, 1, true));
     }
 
+    @Test
+    void withAnAsyncSnapshotThatPassedTheStreamFetchForWritingReadsItAndFoldsTheEventsOtherwise() {
+        for (boolean partitioned : List.of(false, true)) {
+            TestDatabase db = resources.database(partitioned ? "fetchasynct" : "fetchasync");
+            String tenant = partitioned ? "acme" : StoreOptions.DEFAULT_TENANT;
+            DocumentStore store = open(db, Lifecycle.ASYNC, DaemonMode.SOLO, partitioned);
+            String stream = Fixtures.newStreamId();
+            try (DocumentSession session = store.openSession(tenant)) {
+                session.events().append(stream, new OrderPlaced(stream, "eve", 7), new ItemAdded("sku-1", 3, List.of()));
+                session.saveChanges();
+            }
+            store.waitForNonStaleProjectionData(Duration.ofSeconds(60));
+            // a stored state no fold of the events gives: only reading the snapshot returns it
+            Order stored = new Order(stream, "from the snapshot", 7, 1, false);
+            try (DocumentSession session = store.openSession(tenant)) {
+                session.store(stored);
+                session.saveChanges();
+            }
+            try (DocumentSession session = store.openSession(tenant)) {
+                StreamForWriting<Order> order = session.fetchForWriting(Order.class, stream);
+                assertThat(order.version()).as("partitioned %s", partitioned).isEqualTo(2);
+                assertThat(order.aggregate()).as("partitioned %s", partitioned).contains(stored);
+            }
+
+            // the shard does not see the third event (no daemon runs any more): the events are folded
+            store.close();
+            DocumentStore behind = open(db, Lifecycle.ASYNC, DaemonMode.DISABLED, partitioned);
+            try (DocumentSession session = behind.openSession(tenant)) {
+                session.events().append(stream, new OrderShipped(stream, "dhl"));
+                session.saveChanges();
+            }
+            try (DocumentSession session = behind.openSession(tenant)) {
+                StreamForWriting<Order> order = session.fetchForWriting(Order.class, stream);
+                assertThat(order.version()).isEqualTo(3);
+                assertThat(order.aggregate()).as("partitioned %s", partitioned)
+                        .contains(new Order(stream, "eve", 7, 1, true));
+            }
+        }
+    }
+
     private DocumentStore open(TestDatabase db, Lifecycle lifecycle) {
+        return open(db, lifecycle, null, false);
+    }
+
+    private DocumentStore open(TestDatabase db, Lifecycle lifecycle, DaemonMode mode, boolean partitioned) {
         StoreOptions options = db.options();
+        if (mode != null) {
+            options.daemon().mode(mode).pollingInterval(Duration.ofMillis(50));
+        }
+        options.events().partitionByTenant(partitioned);
         options.projections().snapshot(Order.class, lifecycle, s -> s
                 .create(OrderPlaced.class, (id, e) -> new Order(id, e.customer(), e.amount(), 0, false))
                 .apply(ItemAdded.class, (o, e) -> new Order(o.id(), o.customer(), o.amount(), o.items() + 1, o.shipped()))

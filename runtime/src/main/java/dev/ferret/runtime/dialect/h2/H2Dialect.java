@@ -297,7 +297,8 @@ public final class H2Dialect implements Dialect {
                 "",
                 "SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id, correlation_id,"
                         + " causation_id, CAST(headers AS VARCHAR) FROM " + t.events()
-                        + " WHERE tenant_id = ? AND correlation_id = ? AND correlation_id IS NOT NULL ORDER BY seq_id");
+                        + " WHERE tenant_id = ? AND correlation_id = ? AND correlation_id IS NOT NULL ORDER BY seq_id",
+                PortableSql.selectEventNumbers(t));
     }
 
     @Override

@@ -309,7 +309,8 @@ public final class SqlServerDialect implements Dialect {
                 PortableSql.selectPassedMark(t),
                 "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id,"
                         + " causation_id, headers FROM " + t.events() + " WHERE tenant_id = ? AND correlation_id = ?"
-                        + " AND correlation_id IS NOT NULL ORDER BY seq_id");
+                        + " AND correlation_id IS NOT NULL ORDER BY seq_id",
+                PortableSql.selectEventNumbers(t));
     }
 
     @Override
