@@ -22,7 +22,6 @@ import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
-import jakarta.servlet.http.HttpServletRequest;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -57,9 +56,6 @@ public class FerretStoreLifecycle {
     /** The application's own source of event metadata, when it has one; the current HTTP request otherwise. */
     @Inject
     jakarta.enterprise.inject.Instance<EventMetadataSource> metadataSources;
-
-    @Inject
-    jakarta.enterprise.inject.Instance<HttpServletRequest> requests;
 
     private volatile FerretDocumentStore store;
     private volatile boolean closed;
@@ -150,7 +146,7 @@ public class FerretStoreLifecycle {
             throw new ConfigurationException("the application has several EventMetadataSource beans; keep one");
         }
         options.events().metadataSource(metadataSources.isResolvable() ? metadataSources.get()
-                : new RequestEventMetadata(requests));
+                : RequestEventMetadata.ifServletApiVisible());
         for (FerretExtension.Registered r : extension.projections()) {
             // so events written before this start read back even before this node appends one of their type
             ProjectionOptions.Registration registration = new ProjectionOptions.Registration(r.projection(),

@@ -3,8 +3,10 @@ package dev.ferret.cdi;
 import dev.ferret.EventMetadata;
 import dev.ferret.EventMetadataSource;
 import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.spi.CDI;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
+import java.util.logging.Logger;
 
 /**
  * The extension's default {@link EventMetadataSource}: a session opened while an HTTP request is being served takes
@@ -13,6 +15,10 @@ import java.security.Principal;
  * authenticated, as the header {@value #USER}. Outside a request (a daemon thread, a timer, a message) it gives
  * nothing. A value that does not fit an id (blank, or over 250 characters) is left out rather than failing the
  * request. Stateless; called on the thread that opens a session.
+ *
+ * <p>It needs the Servlet API visible to the application (on Open Liberty, a {@code servlet} feature: REST alone does
+ * not expose it). Without it the store gets no default metadata, and nothing of this class that names a Servlet type
+ * is run: the extension's own beans never name one, so the deployment does not depend on it.
  */
 final class RequestEventMetadata implements EventMetadataSource {
 
@@ -20,11 +26,25 @@ final class RequestEventMetadata implements EventMetadataSource {
     static final String REQUEST_ID_HEADER = "X-Request-ID";
     static final String TRACEPARENT_HEADER = "traceparent";
     static final String USER = "user";
+    private static final Logger LOG = Logger.getLogger(RequestEventMetadata.class.getName());
 
     private final Instance<HttpServletRequest> requests;
 
     RequestEventMetadata(Instance<HttpServletRequest> requests) {
         this.requests = requests;
+    }
+
+    /** This source when the application sees the Servlet API, else one that gives nothing. */
+    static EventMetadataSource ifServletApiVisible() {
+        try {
+            Class.forName("jakarta.servlet.http.HttpServletRequest", false,
+                    Thread.currentThread().getContextClassLoader());
+        } catch (ClassNotFoundException | LinkageError absent) {
+            LOG.info("Ferret: the Servlet API is not visible to this application, so sessions take no correlation id"
+                    + " from HTTP requests (on Open Liberty, enable a servlet feature)");
+            return EventMetadataSource.NONE;
+        }
+        return new RequestEventMetadata(CDI.current().select(HttpServletRequest.class));
     }
 
     @Override

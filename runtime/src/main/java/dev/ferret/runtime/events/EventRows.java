@@ -7,6 +7,7 @@ import jakarta.json.Json;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
 import java.io.StringReader;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -57,11 +58,11 @@ public final class EventRows {
     private static EventMetadata metadata(ResultSet rs) throws SQLException {
         String correlation = rs.getString(CORRELATION);
         String causation = rs.getString(CAUSATION);
-        String headers = rs.getString(HEADERS);
-        if (correlation == null && causation == null && headers == null) {
+        Map<String, String> headers = headersOf(rs.getString(HEADERS));
+        if (correlation == null && causation == null && headers.isEmpty()) {
             return EventMetadata.NONE;
         }
-        return new EventMetadata(correlation, causation, headersOf(headers));
+        return new EventMetadata(correlation, causation, headers);
     }
 
     /** The stored form of {@code headers}: a JSON object of strings, or null for none. */
@@ -79,8 +80,13 @@ public final class EventRows {
             return Map.of();
         }
         try (JsonReader reader = Json.createReader(new StringReader(json))) {
+            // an engine may keep a bound SQL NULL as the JSON literal null (H2 before 2.3 does, through FORMAT JSON)
+            JsonValue stored = reader.readValue();
+            if (stored.getValueType() != JsonValue.ValueType.OBJECT) {
+                return Map.of();
+            }
             Map<String, String> headers = new LinkedHashMap<>();
-            reader.readObject().forEach((name, value) -> headers.put(name, ((JsonString) value).getString()));
+            stored.asJsonObject().forEach((name, value) -> headers.put(name, ((JsonString) value).getString()));
             return headers;
         }
     }
