@@ -231,9 +231,27 @@ SELECT COUNT(*), MIN(created) FROM PUBLIC.pc_outbox WHERE shard = ? AND delivere
 -- outbox.deleteDelivered
 DELETE FROM PUBLIC.pc_outbox WHERE delivered_at IS NOT NULL AND delivered_at < ?
 
--- documents.propertyEquals
-PUBLIC.pc_json_text(CAST(data AS VARCHAR), ?) = ?
+-- documents.jsonText(customer.address.city)
+PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'customer.address.city')
 
--- documents.propertyArgument(status)
-status
+-- documents.jsonNumber(total)
+CAST(PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'total') AS DECFLOAT)
+
+-- documents.jsonTimestamp(placedAt)
+CAST(PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'placedAt') AS TIMESTAMP WITH TIME ZONE)
+
+-- query.equalsText
+SELECT CAST(data AS VARCHAR) FROM PUBLIC.pc_doc_order_summary WHERE tenant_id = ? AND PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'status') = ? ORDER BY id
+
+-- query.rangeOrderedPage
+SELECT CAST(data AS VARCHAR) FROM PUBLIC.pc_doc_order_summary WHERE tenant_id = ? AND (CAST(PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'total') AS DECFLOAT) >= ? AND CAST(PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'total') AS DECFLOAT) < ?) ORDER BY CAST(PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'total') AS DECFLOAT) DESC, id LIMIT ? OFFSET ?
+
+-- query.nestedInNullPrefixOr
+SELECT CAST(data AS VARCHAR) FROM PUBLIC.pc_doc_order_summary WHERE tenant_id = ? AND (PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'customer.address.city') IN (?, ?) OR PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'customer.id') IS NULL OR PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'status') LIKE ? ESCAPE '\') ORDER BY id
+
+-- query.timestampKeyset
+SELECT CAST(data AS VARCHAR) FROM PUBLIC.pc_doc_order_summary WHERE tenant_id = ? AND CAST(PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'placedAt') AS TIMESTAMP WITH TIME ZONE) > ? AND ((CAST(PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'placedAt') AS TIMESTAMP WITH TIME ZONE) > ?) OR (CAST(PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'placedAt') AS TIMESTAMP WITH TIME ZONE) = ? AND CAST(PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'total') AS DECFLOAT) < ?) OR (CAST(PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'placedAt') AS TIMESTAMP WITH TIME ZONE) = ? AND CAST(PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'total') AS DECFLOAT) = ? AND id > ?)) ORDER BY CAST(PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'placedAt') AS TIMESTAMP WITH TIME ZONE), CAST(PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'total') AS DECFLOAT) DESC, id LIMIT ?
+
+-- query.count
+SELECT COUNT(*) FROM PUBLIC.pc_doc_order_summary WHERE tenant_id = ? AND PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'status') <> ?
 

@@ -238,11 +238,29 @@ SELECT COUNT(*), MIN(created) FROM public.pc_outbox WHERE shard = ? AND delivere
 -- outbox.deleteDelivered
 DELETE FROM public.pc_outbox WHERE delivered_at IS NOT NULL AND delivered_at < ?
 
--- documents.propertyEquals
-data ->> ? = ?
+-- documents.jsonText(customer.address.city)
+(data #>> '{customer,address,city}')
 
--- documents.propertyArgument(status)
-status
+-- documents.jsonNumber(total)
+(data #>> '{total}')::numeric
+
+-- documents.jsonTimestamp(placedAt)
+(data #>> '{placedAt}')::timestamptz
+
+-- query.equalsText
+SELECT data FROM public.pc_doc_order_summary WHERE tenant_id = ? AND (data #>> '{status}') = ? ORDER BY id
+
+-- query.rangeOrderedPage
+SELECT data FROM public.pc_doc_order_summary WHERE tenant_id = ? AND ((data #>> '{total}')::numeric >= ? AND (data #>> '{total}')::numeric < ?) ORDER BY (data #>> '{total}')::numeric DESC, id LIMIT ? OFFSET ?
+
+-- query.nestedInNullPrefixOr
+SELECT data FROM public.pc_doc_order_summary WHERE tenant_id = ? AND ((data #>> '{customer,address,city}') IN (?, ?) OR (data #>> '{customer,id}') IS NULL OR (data #>> '{status}') LIKE ? ESCAPE '\') ORDER BY id
+
+-- query.timestampKeyset
+SELECT data FROM public.pc_doc_order_summary WHERE tenant_id = ? AND (data #>> '{placedAt}')::timestamptz > ? AND (((data #>> '{placedAt}')::timestamptz > ?) OR ((data #>> '{placedAt}')::timestamptz = ? AND (data #>> '{total}')::numeric < ?) OR ((data #>> '{placedAt}')::timestamptz = ? AND (data #>> '{total}')::numeric = ? AND id > ?)) ORDER BY (data #>> '{placedAt}')::timestamptz, (data #>> '{total}')::numeric DESC, id LIMIT ?
+
+-- query.count
+SELECT count(*) FROM public.pc_doc_order_summary WHERE tenant_id = ? AND (data #>> '{status}') <> ?
 
 -- startup.serverReport
 SELECT current_setting('server_version') AS version, current_setting('autovacuum') AS autovacuum, current_setting('plan_cache_mode', true) AS plan_cache_mode

@@ -245,11 +245,29 @@ SELECT COUNT(*), MIN(created) FROM dbo.pc_outbox WHERE shard = ? AND delivered_a
 -- outbox.deleteDelivered
 DELETE FROM dbo.pc_outbox WHERE delivered_at IS NOT NULL AND delivered_at < ?
 
--- documents.propertyEquals
-JSON_VALUE(data, ?) = ?
+-- documents.jsonText(customer.address.city)
+JSON_VALUE(data, '$."customer"."address"."city"')
 
--- documents.propertyArgument(status)
-$."status"
+-- documents.jsonNumber(total)
+TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10))
+
+-- documents.jsonTimestamp(placedAt)
+TRY_CAST(JSON_VALUE(data, '$."placedAt"') AS DATETIMEOFFSET)
+
+-- query.equalsText
+SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND JSON_VALUE(data, '$."status"') = ? ORDER BY id
+
+-- query.rangeOrderedPage
+SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND (TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) >= ? AND TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) < ?) ORDER BY TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) DESC, id OFFSET ? ROWS FETCH NEXT ? ROWS ONLY
+
+-- query.nestedInNullPrefixOr
+SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND (JSON_VALUE(data, '$."customer"."address"."city"') IN (?, ?) OR JSON_VALUE(data, '$."customer"."id"') IS NULL OR JSON_VALUE(data, '$."status"') LIKE ? ESCAPE '\') ORDER BY id
+
+-- query.timestampKeyset
+SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND TRY_CAST(JSON_VALUE(data, '$."placedAt"') AS DATETIMEOFFSET) > ? AND ((TRY_CAST(JSON_VALUE(data, '$."placedAt"') AS DATETIMEOFFSET) > ?) OR (TRY_CAST(JSON_VALUE(data, '$."placedAt"') AS DATETIMEOFFSET) = ? AND TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) < ?) OR (TRY_CAST(JSON_VALUE(data, '$."placedAt"') AS DATETIMEOFFSET) = ? AND TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) = ? AND id > ?)) ORDER BY TRY_CAST(JSON_VALUE(data, '$."placedAt"') AS DATETIMEOFFSET), TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) DESC, id OFFSET ? ROWS FETCH NEXT ? ROWS ONLY
+
+-- query.count
+SELECT COUNT_BIG(*) FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND JSON_VALUE(data, '$."status"') <> ?
 
 -- startup.serverReport
 SELECT CAST(SERVERPROPERTY('ProductVersion') AS NVARCHAR(128)) AS product_version, CAST(SERVERPROPERTY('Edition') AS NVARCHAR(128)) AS edition, d.name, d.compatibility_level, d.is_read_committed_snapshot_on, d.snapshot_isolation_state_desc, (SELECT c.collation_name FROM sys.columns AS c WHERE c.object_id = OBJECT_ID(N'dbo.pc_events') AND c.name = N'stream_id') AS key_collation, CAST(SQL_VARIANT_PROPERTY(?, 'BaseType') AS NVARCHAR(128)) AS text_parameter_type FROM sys.databases AS d WHERE d.database_id = DB_ID()

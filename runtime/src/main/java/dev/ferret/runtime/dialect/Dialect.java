@@ -45,14 +45,21 @@ public interface Dialect {
     DocumentSql documentSql(TableNames names, String documentName);
 
     /**
-     * The filter fragment {@code <top-level JSON property text> = ?} with two parameters: the
-     * {@link #propertyArgument property argument} and the value's text.
+     * The text of the JSON property at {@code path} of a document's {@code data} (null when missing or JSON null),
+     * with the path written into the expression: its parts are validated identifiers, and an index on the same
+     * expression can then match.
      */
-    String propertyEquals(TableNames names);
+    String jsonText(TableNames names, List<String> path);
 
-    /** What is bound for a property in {@link #propertyEquals(TableNames)}: the bare name, or a JSON path. */
-    default String propertyArgument(String property) {
-        return property;
+    /** {@link #jsonText} read as a number. */
+    String jsonNumber(TableNames names, List<String> path);
+
+    /** {@link #jsonText} read as a timestamp with time zone. */
+    String jsonTimestamp(TableNames names, List<String> path);
+
+    /** Whether a page is {@code OFFSET ? ROWS FETCH NEXT ? ROWS ONLY} (SQL Server) rather than {@code LIMIT ? OFFSET ?}. */
+    default boolean pagesWithOffsetFetch() {
+        return false;
     }
 
     DaemonSql daemonSql(TableNames names);

@@ -29,23 +29,20 @@ public final class DocumentMapping<T> {
     private final Function<T, ?> idReader;
     private final DocumentSql sql;
     private final SchemaObject table;
-    private final String propertyEquals;
 
     private DocumentMapping(Class<T> type, String name, Function<T, ?> idReader, DocumentSql sql,
-                            SchemaObject table, String propertyEquals) {
+                            SchemaObject table) {
         this.type = type;
         this.name = name;
         this.idReader = idReader;
         this.sql = sql;
         this.table = table;
-        this.propertyEquals = propertyEquals;
     }
 
     public static <T> DocumentMapping<T> of(DocumentType<T> registration, Dialect dialect, TableNames names) {
         Function<T, ?> idReader = registration.id() != null ? registration.id() : findId(registration.type());
         return new DocumentMapping<>(registration.type(), registration.name(), idReader,
-                dialect.documentSql(names, registration.name()), dialect.documentTable(names, registration.name()),
-                dialect.propertyEquals(names));
+                dialect.documentSql(names, registration.name()), dialect.documentTable(names, registration.name()));
     }
 
     public Class<T> type() {
@@ -64,10 +61,6 @@ public final class DocumentMapping<T> {
         return table;
     }
 
-    /** The filter fragment for one property equality, with this store's names. */
-    public String propertyEquals() {
-        return propertyEquals;
-    }
 
     /**
      * The stored form of {@code document}'s id.

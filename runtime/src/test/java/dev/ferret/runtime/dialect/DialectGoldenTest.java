@@ -55,8 +55,11 @@ class DialectGoldenTest {
         addRecord(statements, "documents.", dialect.documentSql(names, "order_summary"));
         addRecord(statements, "daemon.", dialect.daemonSql(names));
         addRecord(statements, "outbox.", dialect.outboxSql(names));
-        statements.put("documents.propertyEquals", dialect.propertyEquals(names));
-        statements.put("documents.propertyArgument(status)", dialect.propertyArgument("status"));
+        statements.put("documents.jsonText(customer.address.city)",
+                dialect.jsonText(names, List.of("customer", "address", "city")));
+        statements.put("documents.jsonNumber(total)", dialect.jsonNumber(names, List.of("total")));
+        statements.put("documents.jsonTimestamp(placedAt)", dialect.jsonTimestamp(names, List.of("placedAt")));
+        GoldenQueries.render(dialect, names, statements);
         statements.put("startup.serverReport", dialect.serverReportSql(names));
 
         StringBuilder out = new StringBuilder();

@@ -431,8 +431,18 @@ public final class H2Dialect implements Dialect {
     }
 
     @Override
-    public String propertyEquals(TableNames t) {
-        return jsonTextFunction(t) + "(CAST(data AS VARCHAR), ?) = ?";
+    public String jsonText(TableNames t, List<String> path) {
+        return jsonTextFunction(t) + "(CAST(data AS VARCHAR), '" + String.join(".", path) + "')";
+    }
+
+    @Override
+    public String jsonNumber(TableNames t, List<String> path) {
+        return "CAST(" + jsonText(t, path) + " AS DECFLOAT)";
+    }
+
+    @Override
+    public String jsonTimestamp(TableNames t, List<String> path) {
+        return "CAST(" + jsonText(t, path) + " AS TIMESTAMP WITH TIME ZONE)";
     }
 
     @Override

@@ -22,21 +22,26 @@ public final class H2JsonFunctions {
     private H2JsonFunctions() {
     }
 
-    /** The text of top-level {@code property} of the JSON object {@code json}, or null when absent or null. */
-    public static String text(String json, String property) {
-        if (json == null || property == null) {
+    /**
+     * The text of the property at {@code path} (names joined by dots, which no name holds) of the JSON object
+     * {@code json}, or null when absent, null, or under something that is not an object.
+     */
+    public static String text(String json, String path) {
+        if (json == null || path == null) {
             return null;
         }
         JsonValue value;
         try (JsonReader reader = READERS.createReader(new StringReader(json))) {
-            JsonValue root = reader.readValue();
-            if (root.getValueType() != JsonValue.ValueType.OBJECT) {
+            value = reader.readValue();
+        }
+        for (String name : path.split("\\.")) {
+            if (value.getValueType() != JsonValue.ValueType.OBJECT) {
                 return null;
             }
-            value = ((JsonObject) root).get(property);
-        }
-        if (value == null) {
-            return null;
+            value = ((JsonObject) value).get(name);
+            if (value == null) {
+                return null;
+            }
         }
         return switch (value.getValueType()) {
             case NULL -> null;

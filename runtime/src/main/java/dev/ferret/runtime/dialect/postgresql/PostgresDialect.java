@@ -401,8 +401,18 @@ public final class PostgresDialect implements Dialect {
     }
 
     @Override
-    public String propertyEquals(TableNames names) {
-        return "data ->> ? = ?";
+    public String jsonText(TableNames names, List<String> path) {
+        return "(data #>> '{" + String.join(",", path) + "}')";
+    }
+
+    @Override
+    public String jsonNumber(TableNames names, List<String> path) {
+        return "(data #>> '{" + String.join(",", path) + "}')::numeric";
+    }
+
+    @Override
+    public String jsonTimestamp(TableNames names, List<String> path) {
+        return "(data #>> '{" + String.join(",", path) + "}')::timestamptz";
     }
 
     @Override

@@ -572,14 +572,25 @@ public final class SqlServerDialect implements Dialect {
     }
 
     @Override
-    public String propertyEquals(TableNames names) {
-        return "JSON_VALUE(data, ?) = ?";
+    public String jsonText(TableNames names, List<String> path) {
+        // the parts are validated identifiers, so quoting them in the path is all the escaping needed; a literal
+        // path (not a parameter) is what lets a computed column over the same JSON_VALUE match
+        return "JSON_VALUE(data, '$.\"" + String.join("\".\"", path) + "\"')";
     }
 
     @Override
-    public String propertyArgument(String property) {
-        // property names are validated identifiers, so quoting them in the path is all the escaping needed
-        return "$.\"" + property + "\"";
+    public String jsonNumber(TableNames names, List<String> path) {
+        return "TRY_CAST(" + jsonText(names, path) + " AS DECIMAL(38, 10))";
+    }
+
+    @Override
+    public String jsonTimestamp(TableNames names, List<String> path) {
+        return "TRY_CAST(" + jsonText(names, path) + " AS DATETIMEOFFSET)";
+    }
+
+    @Override
+    public boolean pagesWithOffsetFetch() {
+        return true;
     }
 
     @Override

@@ -24,8 +24,8 @@ class SqlServerDialectTest {
     }
 
     @Test
-    void propertiesAreAddressedByAQuotedJsonPath() {
-        assertThat(dialect.propertyArgument("status")).isEqualTo("$.\"status\"");
+    void propertiesAreAddressedByAQuotedLiteralJsonPath() {
+        assertThat(dialect.jsonText(null, List.of("customer", "city"))).isEqualTo("JSON_VALUE(data, '$.\"customer\".\"city\"')");
     }
 
     @Test
