@@ -255,3 +255,24 @@ SELECT CAST(data AS VARCHAR) FROM PUBLIC.pc_doc_order_summary WHERE tenant_id = 
 -- query.count
 SELECT COUNT(*) FROM PUBLIC.pc_doc_order_summary WHERE tenant_id = ? AND PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'status') <> ?
 
+-- index.text.ddl[0]
+ALTER TABLE PUBLIC.pc_doc_order_summary ADD COLUMN IF NOT EXISTS q_status VARCHAR GENERATED ALWAYS AS (PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'status'))
+
+-- index.text.ddl[1]
+CREATE INDEX IF NOT EXISTS PUBLIC.ix_pc_doc_order_summary_status ON PUBLIC.pc_doc_order_summary (tenant_id, q_status)
+
+-- index.text.queryExpressions
+q_status
+
+-- index.uniqueCompositeNested.ddl[0]
+ALTER TABLE PUBLIC.pc_doc_order_summary ADD COLUMN IF NOT EXISTS q_customer_id VARCHAR GENERATED ALWAYS AS (PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'customer.id'))
+
+-- index.uniqueCompositeNested.ddl[1]
+ALTER TABLE PUBLIC.pc_doc_order_summary ADD COLUMN IF NOT EXISTS q_total DECFLOAT GENERATED ALWAYS AS (CAST(PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'total') AS DECFLOAT))
+
+-- index.uniqueCompositeNested.ddl[2]
+CREATE UNIQUE INDEX IF NOT EXISTS PUBLIC.ux_pc_doc_order_summary_customer_id_total ON PUBLIC.pc_doc_order_summary (tenant_id, q_customer_id, q_total)
+
+-- index.uniqueCompositeNested.queryExpressions
+q_customer_id | q_total
+

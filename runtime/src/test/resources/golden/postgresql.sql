@@ -262,6 +262,18 @@ SELECT data FROM public.pc_doc_order_summary WHERE tenant_id = ? AND (data #>> '
 -- query.count
 SELECT count(*) FROM public.pc_doc_order_summary WHERE tenant_id = ? AND (data #>> '{status}') <> ?
 
+-- index.text.ddl[0]
+CREATE INDEX IF NOT EXISTS ix_pc_doc_order_summary_status ON public.pc_doc_order_summary (tenant_id, ((data #>> '{status}')))
+
+-- index.text.queryExpressions
+(data #>> '{status}')
+
+-- index.uniqueCompositeNested.ddl[0]
+CREATE UNIQUE INDEX IF NOT EXISTS ux_pc_doc_order_summary_customer_id_total ON public.pc_doc_order_summary (tenant_id, ((data #>> '{customer,id}')), ((data #>> '{total}')::numeric))
+
+-- index.uniqueCompositeNested.queryExpressions
+(data #>> '{customer,id}') | (data #>> '{total}')::numeric
+
 -- startup.serverReport
 SELECT current_setting('server_version') AS version, current_setting('autovacuum') AS autovacuum, current_setting('plan_cache_mode', true) AS plan_cache_mode
 

@@ -269,6 +269,32 @@ SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND TRY_CAST(JSON_
 -- query.count
 SELECT COUNT_BIG(*) FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND JSON_VALUE(data, '$."status"') <> ?
 
+-- index.text.ddl[0]
+IF COL_LENGTH(N'dbo.pc_doc_order_summary', N'q_status') IS NULL
+ALTER TABLE dbo.pc_doc_order_summary ADD q_status AS JSON_VALUE(data, '$."status"') PERSISTED
+
+-- index.text.ddl[1]
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ix_pc_doc_order_summary_status' AND object_id = OBJECT_ID(N'dbo.pc_doc_order_summary'))
+CREATE INDEX ix_pc_doc_order_summary_status ON dbo.pc_doc_order_summary (tenant_id, q_status)
+
+-- index.text.queryExpressions
+q_status
+
+-- index.uniqueCompositeNested.ddl[0]
+IF COL_LENGTH(N'dbo.pc_doc_order_summary', N'q_customer_id') IS NULL
+ALTER TABLE dbo.pc_doc_order_summary ADD q_customer_id AS JSON_VALUE(data, '$."customer"."id"') PERSISTED
+
+-- index.uniqueCompositeNested.ddl[1]
+IF COL_LENGTH(N'dbo.pc_doc_order_summary', N'q_total') IS NULL
+ALTER TABLE dbo.pc_doc_order_summary ADD q_total AS TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) PERSISTED
+
+-- index.uniqueCompositeNested.ddl[2]
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ux_pc_doc_order_summary_customer_id_total' AND object_id = OBJECT_ID(N'dbo.pc_doc_order_summary'))
+CREATE UNIQUE INDEX ux_pc_doc_order_summary_customer_id_total ON dbo.pc_doc_order_summary (tenant_id, q_customer_id, q_total) WHERE q_customer_id IS NOT NULL AND q_total IS NOT NULL
+
+-- index.uniqueCompositeNested.queryExpressions
+q_customer_id | q_total
+
 -- startup.serverReport
 SELECT CAST(SERVERPROPERTY('ProductVersion') AS NVARCHAR(128)) AS product_version, CAST(SERVERPROPERTY('Edition') AS NVARCHAR(128)) AS edition, d.name, d.compatibility_level, d.is_read_committed_snapshot_on, d.snapshot_isolation_state_desc, (SELECT c.collation_name FROM sys.columns AS c WHERE c.object_id = OBJECT_ID(N'dbo.pc_events') AND c.name = N'stream_id') AS key_collation, CAST(SQL_VARIANT_PROPERTY(?, 'BaseType') AS NVARCHAR(128)) AS text_parameter_type FROM sys.databases AS d WHERE d.database_id = DB_ID()
 

@@ -342,6 +342,7 @@ public final class StoreOptions {
     public static final class Documents {
 
         private final List<DocumentType<?>> types = new ArrayList<>();
+        private final List<DocumentIndex> indexes = new ArrayList<>();
 
         private final StoreOptions owner;
 
@@ -377,6 +378,53 @@ public final class StoreOptions {
 
         public List<DocumentType<?>> types() {
             return Collections.unmodifiableList(types);
+        }
+
+        /**
+         * Indexes {@code type}'s documents on the properties at {@code paths} (one path, or several for a composite
+         * index), per tenant, created by schema apply. A query filtering or ordering on the first path then reads the
+         * index: the property is compared as the type its class declares there, which the index is built for. Works
+         * for registered documents and projection documents alike.
+         *
+         * @throws ConfigurationException when no path is given
+         */
+        public Documents index(Class<?> type, String... paths) {
+            return addIndex(type, false, paths);
+        }
+
+        /**
+         * {@link #index}, and no two documents of a tenant may hold the same values at {@code paths} (documents
+         * without them are not compared): {@code saveChanges} and daemon pages that would break it fail.
+         */
+        public Documents uniqueIndex(Class<?> type, String... paths) {
+            return addIndex(type, true, paths);
+        }
+
+        private Documents addIndex(Class<?> type, boolean unique, String... paths) {
+            Objects.requireNonNull(type, "type");
+            if (paths == null || paths.length == 0) {
+                throw new ConfigurationException("an index of " + type.getName() + " needs at least one property path");
+            }
+            indexes.add(new DocumentIndex(type, List.of(paths), unique));
+            return this;
+        }
+
+        public List<DocumentIndex> indexes() {
+            return Collections.unmodifiableList(indexes);
+        }
+    }
+
+    /**
+     * A declared index of a document type.
+     *
+     * @param type   the document type
+     * @param paths  the property paths it covers, in key order
+     * @param unique whether documents of a tenant must differ in them
+     */
+    public record DocumentIndex(Class<?> type, List<String> paths, boolean unique) {
+
+        public DocumentIndex {
+            paths = List.copyOf(paths);
         }
     }
 

@@ -32,7 +32,8 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
     FerretDocumentQuery(FerretQuerySession session, DocumentMapping<T> mapping) {
         this.session = session;
         this.mapping = mapping;
-        this.sql = new QuerySql(session.context.dialect(), session.context.names(), mapping.sql(), mapping.type());
+        this.sql = new QuerySql(session.context.dialect(), session.context.names(), mapping.sql(), mapping.type(),
+                mapping::indexedExpression);
     }
 
     @Override

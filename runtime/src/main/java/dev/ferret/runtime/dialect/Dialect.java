@@ -57,6 +57,28 @@ public interface Dialect {
     /** {@link #jsonText} read as a timestamp with time zone. */
     String jsonTimestamp(TableNames names, List<String> path);
 
+    /** The expression a query compares for the property at {@code path} read as {@code kind}. */
+    default String jsonValue(TableNames names, List<String> path, ValueKind kind) {
+        return switch (kind) {
+            case NUMBER -> jsonNumber(names, path);
+            case TIMESTAMP -> jsonTimestamp(names, path);
+            case TEXT -> jsonText(names, path);
+        };
+    }
+
+    /**
+     * The statements that index a document table on {@code keys} (after the tenant id), and what queries write to use
+     * the index.
+     *
+     * @param indexName the index's name, within the engine's identifier length
+     * @throws dev.ferret.ConfigurationException naming the path when the engine cannot index it as its kind
+     */
+    DocumentIndexSql documentIndex(TableNames names, String documentName, String indexName,
+                                   List<DocumentIndexSql.Key> keys, boolean unique);
+
+    /** (schema) -&gt; the names of the indexes in the schema. */
+    String existingIndexesSql();
+
     /** Whether a page is {@code OFFSET ? ROWS FETCH NEXT ? ROWS ONLY} (SQL Server) rather than {@code LIMIT ? OFFSET ?}. */
     default boolean pagesWithOffsetFetch() {
         return false;
@@ -282,8 +304,8 @@ public interface Dialect {
     }
 
     /**
-     * Lower-cased names of the tables (and functions, where the dialect creates any) in {@code schema}, and of their
-     * columns as {@code table.column}.
+     * Lower-cased names of the tables (and functions, where the dialect creates any) in {@code schema}, of their
+     * columns as {@code table.column}, and of their indexes as {@code index:name}.
      */
     default Set<String> existingObjects(Connection connection, String schema) throws SQLException {
         Set<String> names = new HashSet<>();
@@ -302,6 +324,14 @@ public interface Dialect {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     names.add((rs.getString(1) + "." + rs.getString(2)).toLowerCase(Locale.ROOT));
+                }
+            }
+        }
+        try (PreparedStatement ps = connection.prepareStatement(existingIndexesSql())) {
+            ps.setString(1, catalogCase(schema));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    names.add(SchemaObject.INDEX + rs.getString(1).toLowerCase(Locale.ROOT));
                 }
             }
         }

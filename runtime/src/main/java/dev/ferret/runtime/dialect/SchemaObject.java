@@ -11,6 +11,9 @@ import java.util.function.BiFunction;
  */
 public record SchemaObject(String name, List<String> ddl) {
 
+    /** The prefix of an index's name as an object: {@code index:<name>}. */
+    public static final String INDEX = "index:";
+
     public SchemaObject {
         ddl = List.copyOf(ddl);
     }
@@ -38,8 +41,13 @@ public record SchemaObject(String name, List<String> ddl) {
                 column(events, "headers", List.of(add.apply("headers", headersDefinition))));
     }
 
-    /** Whether this is a column of a table (checked after the tables were created). */
-    public boolean isColumn() {
-        return name.indexOf('.') > 0;
+    /** An index a document type declares, created by {@code ddl} (which adds any columns it needs first). */
+    public static SchemaObject index(String indexName, List<String> ddl) {
+        return new SchemaObject(INDEX + indexName, ddl);
+    }
+
+    /** Whether this is a column or an index of a table (checked after the tables were created). */
+    public boolean isPartOfATable() {
+        return name.indexOf('.') > 0 || name.startsWith(INDEX);
     }
 }

@@ -1,26 +1,40 @@
 package dev.ferret.runtime.documents;
 
+import dev.ferret.ConfigurationException;
 import dev.ferret.IdLimits;
 import dev.ferret.MissingIdException;
+import dev.ferret.StoreOptions;
 import dev.ferret.StoreOptions.DocumentType;
 import dev.ferret.runtime.dialect.Dialect;
+import dev.ferret.runtime.dialect.DocumentIndexSql;
 import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.SchemaObject;
 import dev.ferret.runtime.dialect.TableNames;
+import dev.ferret.runtime.dialect.ValueKind;
+import dev.ferret.runtime.query.PropertyPath;
+import dev.ferret.runtime.query.PropertyTypes;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
 
 /**
- * How one document type is stored: its table, its statements and how to read its id. Built once at startup.
+ * How one document type is stored: its table, its indexes, its statements and how to read its id. Built once at
+ * startup; its indexes are added by {@link DocumentMappings} before any session sees it, and never after.
  */
 public final class DocumentMapping<T> {
 
+    /** PostgreSQL's identifier length, the shortest of the three engines'. */
+    private static final int MAX_IDENTIFIER = 63;
     private static final Set<Class<?>> ID_TYPES = Set.of(String.class, UUID.class, Long.class, long.class,
             Integer.class, int.class);
 
@@ -29,6 +43,9 @@ public final class DocumentMapping<T> {
     private final Function<T, ?> idReader;
     private final DocumentSql sql;
     private final SchemaObject table;
+    private final List<SchemaObject> indexes = new ArrayList<>();
+    /** What queries write for an indexed path read as a kind, by {@code path|KIND}. */
+    private final Map<String, String> indexedExpressions = new HashMap<>();
 
     private DocumentMapping(Class<T> type, String name, Function<T, ?> idReader, DocumentSql sql,
                             SchemaObject table) {
@@ -55,6 +72,53 @@ public final class DocumentMapping<T> {
 
     public DocumentSql sql() {
         return sql;
+    }
+
+    /**
+     * Adds the declared index {@code index} of this type: its schema object and what queries write for its paths.
+     *
+     * @throws ConfigurationException naming the type and the path when a path is not one, or the engine cannot index it
+     */
+    void addIndex(StoreOptions.DocumentIndex index, Dialect dialect, TableNames names) {
+        List<DocumentIndexSql.Key> keys = new ArrayList<>();
+        List<String> pathTexts = new ArrayList<>();
+        for (String text : index.paths()) {
+            PropertyPath path;
+            try {
+                path = PropertyPath.parse(text);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigurationException("index of document " + type.getName() + ": " + e.getMessage());
+            }
+            ValueKind kind = PropertyTypes.at(type, path).map(ValueKind::ofType).orElse(ValueKind.TEXT);
+            keys.add(new DocumentIndexSql.Key(path.segments(), kind,
+                    identifier("q_" + String.join("_", path.segments()))));
+            pathTexts.add(String.join("_", path.segments()));
+        }
+        String indexName = identifier((index.unique() ? "ux_" : "ix_") + names.documentTableName(name) + "_"
+                + String.join("_", pathTexts));
+        DocumentIndexSql sql = dialect.documentIndex(names, name, indexName, keys, index.unique());
+        indexes.add(SchemaObject.index(indexName, sql.ddl()));
+        for (int i = 0; i < keys.size(); i++) {
+            indexedExpressions.put(index.paths().get(i) + "|" + keys.get(i).kind(), sql.queryExpressions().get(i));
+        }
+    }
+
+    /** {@code text} if it fits every engine's identifiers (63 characters), else its start and a hash of it. */
+    private static String identifier(String text) {
+        if (text.length() <= MAX_IDENTIFIER) {
+            return text;
+        }
+        return text.substring(0, MAX_IDENTIFIER - 9) + "_" + String.format("%08x", text.hashCode());
+    }
+
+    /** The schema objects of this type's declared indexes. */
+    public List<SchemaObject> indexes() {
+        return List.copyOf(indexes);
+    }
+
+    /** What queries write for {@code path} read as {@code kind} to use a declared index, or empty without one. */
+    public Optional<String> indexedExpression(String path, ValueKind kind) {
+        return Optional.ofNullable(indexedExpressions.get(path + "|" + kind));
     }
 
     public SchemaObject table() {

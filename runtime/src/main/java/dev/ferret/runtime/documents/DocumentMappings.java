@@ -1,5 +1,6 @@
 package dev.ferret.runtime.documents;
 
+import dev.ferret.ConfigurationException;
 import dev.ferret.FerretException;
 import dev.ferret.StoreOptions;
 import dev.ferret.projections.AggregateProjection;
@@ -68,6 +69,17 @@ public final class DocumentMappings {
         }
         Map<Class<?>, DocumentMapping<?>> reads = new LinkedHashMap<>(mappings);
         readVersions.forEach((type, version) -> reads.put(type, versioned.get(key(type, version))));
+        for (StoreOptions.DocumentIndex index : options.documents().indexes()) {
+            DocumentMapping<?> base = mappings.get(index.type());
+            if (base == null) {
+                throw new ConfigurationException("an index is declared for " + index.type().getName()
+                        + ", which is neither a registered document type nor written by a projection");
+            }
+            // every version's table, so reads of whichever version is newest use it
+            base.addIndex(index, dialect, names);
+            versioned.values().stream().filter(m -> m.type() == index.type())
+                    .forEach(m -> m.addIndex(index, dialect, names));
+        }
         return new DocumentMappings(reads, mappings, versioned);
     }
 
@@ -85,6 +97,8 @@ public final class DocumentMappings {
         List<SchemaObject> tables = new ArrayList<>();
         base.values().forEach(mapping -> tables.add(mapping.table()));
         versioned.values().forEach(mapping -> tables.add(mapping.table()));
+        base.values().forEach(mapping -> tables.addAll(mapping.indexes()));
+        versioned.values().forEach(mapping -> tables.addAll(mapping.indexes()));
         return tables;
     }
 

@@ -8,13 +8,13 @@ import java.lang.reflect.Type;
 import java.util.Optional;
 
 /** The Java type a document class declares at a property path, to compare values as that type. Stateless. */
-final class PropertyTypes {
+public final class PropertyTypes {
 
     private PropertyTypes() {
     }
 
     /** The declared type at {@code path} of {@code root}, or empty where the class does not say. */
-    static Optional<Class<?>> at(Class<?> root, PropertyPath path) {
+    public static Optional<Class<?>> at(Class<?> root, PropertyPath path) {
         Class<?> current = root;
         for (String name : path.segments()) {
             Class<?> next = property(current, name);

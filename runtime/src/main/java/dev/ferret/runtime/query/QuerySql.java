@@ -5,11 +5,13 @@ import dev.ferret.Filter;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.TableNames;
+import dev.ferret.runtime.dialect.ValueKind;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiFunction;
 
 /**
  * Renders a document query (filters, order, keyset position, paging) into one statement per engine, with property
@@ -45,6 +47,8 @@ public final class QuerySql {
     private final TableNames names;
     private final DocumentSql documentSql;
     private final Class<?> documentType;
+    /** What to write for a path read as a kind where a declared index covers it; empty where none does. */
+    private final BiFunction<String, ValueKind, Optional<String>> indexed;
     private final List<Filter> filters = new ArrayList<>();
     private final List<OrderKey> order = new ArrayList<>();
     private Integer limit;
@@ -52,11 +56,13 @@ public final class QuerySql {
     /** The order keys' values of the document to start after, then its id; null when not paging by keyset. */
     private List<Object> after;
 
-    public QuerySql(Dialect dialect, TableNames names, DocumentSql documentSql, Class<?> documentType) {
+    public QuerySql(Dialect dialect, TableNames names, DocumentSql documentSql, Class<?> documentType,
+                    BiFunction<String, ValueKind, Optional<String>> indexed) {
         this.dialect = dialect;
         this.names = names;
         this.documentSql = documentSql;
         this.documentType = documentType;
+        this.indexed = indexed;
     }
 
     /** Adds {@code filter}, checking its paths and values now. */
@@ -234,11 +240,7 @@ public final class QuerySql {
     }
 
     private String expression(PropertyPath path, ValueKind kind) {
-        return switch (kind) {
-            case NUMBER -> dialect.jsonNumber(names, path.segments());
-            case TIMESTAMP -> dialect.jsonTimestamp(names, path.segments());
-            case TEXT -> dialect.jsonText(names, path.segments());
-        };
+        return indexed.apply(path.text(), kind).orElseGet(() -> dialect.jsonValue(names, path.segments(), kind));
     }
 
     /** {@code prefix} escaped for {@code LIKE ... ESCAPE '\'}, then {@code %}. */

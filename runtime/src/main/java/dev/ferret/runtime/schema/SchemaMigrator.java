@@ -105,7 +105,7 @@ public final class SchemaMigrator {
             Set<String> existing = dialect.existingObjects(connection, schema);
             boolean columnsRead = false;
             for (SchemaObject object : wanted) {
-                if (object.isColumn() && !columnsRead) {
+                if (object.isPartOfATable() && !columnsRead) {
                     // a table created just now has every column already: only older tables need them added
                     existing = dialect.existingObjects(connection, schema);
                     columnsRead = true;

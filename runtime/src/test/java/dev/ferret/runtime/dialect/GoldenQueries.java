@@ -6,6 +6,7 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** Representative document queries, rendered for the golden files: every statement shape a query can take. */
 final class GoldenQueries {
@@ -39,9 +40,22 @@ final class GoldenQueries {
                 .orderBy("placedAt", false).orderBy("total", true).limit(20)
                 .startAfter(List.of("2026-02-01T00:00:00Z", new BigDecimal("42")), "o-9").select().sql());
         statements.put("query.count", query(dialect, names, sql).where(Filter.ne("status", "closed")).count().sql());
+        index(statements, "index.text", dialect.documentIndex(names, "order_summary", "ix_pc_doc_order_summary_status",
+                List.of(new DocumentIndexSql.Key(List.of("status"), ValueKind.TEXT, "q_status")), false));
+        index(statements, "index.uniqueCompositeNested", dialect.documentIndex(names, "order_summary",
+                "ux_pc_doc_order_summary_customer_id_total", List.of(
+                        new DocumentIndexSql.Key(List.of("customer", "id"), ValueKind.TEXT, "q_customer_id"),
+                        new DocumentIndexSql.Key(List.of("total"), ValueKind.NUMBER, "q_total")), true));
+    }
+
+    private static void index(Map<String, String> statements, String name, DocumentIndexSql sql) {
+        for (int i = 0; i < sql.ddl().size(); i++) {
+            statements.put(name + ".ddl[" + i + "]", sql.ddl().get(i));
+        }
+        statements.put(name + ".queryExpressions", String.join(" | ", sql.queryExpressions()));
     }
 
     private static QuerySql query(Dialect dialect, TableNames names, DocumentSql sql) {
-        return new QuerySql(dialect, names, sql, Order.class);
+        return new QuerySql(dialect, names, sql, Order.class, (path, kind) -> Optional.empty());
     }
 }

@@ -6,6 +6,8 @@ import dev.ferret.StoreOptions;
 import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
+import dev.ferret.runtime.dialect.ValueKind;
+import dev.ferret.runtime.dialect.DocumentIndexSql;
 import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.OutboxSql;
@@ -428,6 +430,32 @@ public final class H2Dialect implements Dialect {
     @Override
     public ShardLockSession openShardLocks(DataSource dataSource, TableNames names) {
         return new H2ShardLocks(dataSource, names);
+    }
+
+    @Override
+    public DocumentIndexSql documentIndex(TableNames t, String documentName, String indexName,
+                                          List<DocumentIndexSql.Key> keys, boolean unique) {
+        // H2 matches no expression to an index: it indexes generated columns, and queries name the columns
+        List<String> ddl = new ArrayList<>();
+        List<String> columns = new ArrayList<>();
+        for (DocumentIndexSql.Key key : keys) {
+            String type = switch (key.kind()) {
+                case NUMBER -> "DECFLOAT";
+                case TIMESTAMP -> "TIMESTAMP WITH TIME ZONE";
+                case TEXT -> "VARCHAR";
+            };
+            ddl.add("ALTER TABLE " + t.document(documentName) + " ADD COLUMN IF NOT EXISTS " + key.column() + " "
+                    + type + " GENERATED ALWAYS AS (" + jsonValue(t, key.path(), key.kind()) + ")");
+            columns.add(key.column());
+        }
+        ddl.add("CREATE " + (unique ? "UNIQUE " : "") + "INDEX IF NOT EXISTS " + t.schema() + "." + indexName + " ON "
+                + t.document(documentName) + " (tenant_id, " + String.join(", ", columns) + ")");
+        return new DocumentIndexSql(ddl, columns);
+    }
+
+    @Override
+    public String existingIndexesSql() {
+        return "SELECT INDEX_NAME FROM INFORMATION_SCHEMA.INDEXES WHERE INDEX_SCHEMA = ?";
     }
 
     @Override

@@ -1,11 +1,14 @@
 package dev.ferret.runtime.dialect.postgresql;
 
+import dev.ferret.ConfigurationException;
 import dev.ferret.DatabaseEngine;
 import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
 import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
+import dev.ferret.runtime.dialect.ValueKind;
+import dev.ferret.runtime.dialect.DocumentIndexSql;
 import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.OutboxSql;
@@ -398,6 +401,31 @@ public final class PostgresDialect implements Dialect {
     @Override
     public ShardLockSession openShardLocks(DataSource dataSource, TableNames names) throws SQLException {
         return new PostgresShardLocks(dataSource);
+    }
+
+    @Override
+    public DocumentIndexSql documentIndex(TableNames names, String documentName, String indexName,
+                                          List<DocumentIndexSql.Key> keys, boolean unique) {
+        List<String> expressions = new ArrayList<>();
+        for (DocumentIndexSql.Key key : keys) {
+            if (key.kind() == ValueKind.TIMESTAMP) {
+                // text::timestamptz depends on the session's TimeZone setting, so PostgreSQL refuses it in an index
+                throw new ConfigurationException("PostgreSQL cannot index '" + String.join(".", key.path())
+                        + "' of document " + documentName + " as a point in time (its cast to timestamptz is not"
+                        + " immutable); index another property, or store the instant as epoch milliseconds");
+            }
+            expressions.add(jsonValue(names, key.path(), key.kind()));
+        }
+        List<String> parts = new ArrayList<>();
+        parts.add("tenant_id");
+        expressions.forEach(e -> parts.add("(" + e + ")"));
+        return new DocumentIndexSql(List.of("CREATE " + (unique ? "UNIQUE " : "") + "INDEX IF NOT EXISTS " + indexName
+                + " ON " + names.document(documentName) + " (" + String.join(", ", parts) + ")"), expressions);
+    }
+
+    @Override
+    public String existingIndexesSql() {
+        return "SELECT indexname FROM pg_indexes WHERE schemaname = ?";
     }
 
     @Override

@@ -7,6 +7,8 @@ import dev.ferret.runtime.dialect.AdvisoryLockKeys;
 import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
+import dev.ferret.runtime.dialect.ValueKind;
+import dev.ferret.runtime.dialect.DocumentIndexSql;
 import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.OutboxSql;
@@ -569,6 +571,35 @@ public final class SqlServerDialect implements Dialect {
     @Override
     public ShardLockSession openShardLocks(DataSource dataSource, TableNames names) throws SQLException {
         return new SqlServerShardLocks(dataSource);
+    }
+
+    @Override
+    public DocumentIndexSql documentIndex(TableNames names, String documentName, String indexName,
+                                          List<DocumentIndexSql.Key> keys, boolean unique) {
+        // persisted computed columns over the same deterministic JSON_VALUE the query would write, named by the query
+        String table = names.document(documentName);
+        List<String> ddl = new ArrayList<>();
+        List<String> columns = new ArrayList<>();
+        for (DocumentIndexSql.Key key : keys) {
+            ddl.add("IF COL_LENGTH(N'" + table + "', N'" + key.column() + "') IS NULL\n"
+                    + "ALTER TABLE " + table + " ADD " + key.column() + " AS " + jsonValue(names, key.path(), key.kind())
+                    + " PERSISTED");
+            columns.add(key.column());
+        }
+        // a unique index counts NULLs as equal here: documents without the properties are left out of it
+        String filter = unique ? " WHERE " + String.join(" AND ", columns.stream().map(c -> c + " IS NOT NULL")
+                .toList()) : "";
+        ddl.add("IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'" + indexName + "' AND object_id = OBJECT_ID(N'"
+                + table + "'))\n"
+                + "CREATE " + (unique ? "UNIQUE " : "") + "INDEX " + indexName + " ON " + table + " (tenant_id, "
+                + String.join(", ", columns) + ")" + filter);
+        return new DocumentIndexSql(ddl, columns);
+    }
+
+    @Override
+    public String existingIndexesSql() {
+        return "SELECT i.name FROM sys.indexes i JOIN sys.tables t ON t.object_id = i.object_id"
+                + " WHERE SCHEMA_NAME(t.schema_id) = ? AND i.name IS NOT NULL";
     }
 
     @Override

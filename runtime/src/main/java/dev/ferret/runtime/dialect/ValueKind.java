@@ -1,4 +1,4 @@
-package dev.ferret.runtime.query;
+package dev.ferret.runtime.dialect;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -29,7 +29,7 @@ public enum ValueKind {
     }
 
     /** Binds {@code value} as this kind at {@code index}. */
-    void bind(PreparedStatement ps, int index, Object value) {
+    public void bind(PreparedStatement ps, int index, Object value) {
         try {
             switch (this) {
                 // a page's row counts stay integers: SQL Server takes nothing else in OFFSET and FETCH
@@ -49,7 +49,7 @@ public enum ValueKind {
     }
 
     /** The value as this kind, for a check before anything runs. */
-    Object convert(Object value, String path) {
+    public Object convert(Object value, String path) {
         try {
             return switch (this) {
                 case NUMBER -> number(value);
