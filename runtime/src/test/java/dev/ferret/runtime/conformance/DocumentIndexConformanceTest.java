@@ -11,6 +11,7 @@ import dev.ferret.FerretException;
 import dev.ferret.Filter;
 import dev.ferret.QuerySession;
 import dev.ferret.StoreOptions;
+import dev.ferret.projections.Lifecycle;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.testing.FlakyDataSource;
 import dev.ferret.runtime.testing.TestDatabase;
@@ -158,6 +159,49 @@ class DocumentIndexConformanceTest {
             assertThat(session.query(Account.class).where(Filter.gt("balance", 1_980)).toList())
                     .extracting(Account::id).containsExactly("a-199");
         }
+    }
+
+    /** What a projection writes: one per stream. */
+    public record Ledger(String id, String status, long entries) {
+    }
+
+    public record Entry(String status) {
+    }
+
+    @Test
+    void aProjectionsDocumentsAreIndexedTheSameWay() throws SQLException {
+        TestDatabase db = resources.database("projidx");
+        StoreOptions options = db.options();
+        options.events().register(Entry.class);
+        options.projections().snapshot(Ledger.class, Lifecycle.INLINE, s -> s
+                .create(Entry.class, (id, e) -> new Ledger(id, e.status(), 1))
+                .apply(Entry.class, (l, e) -> new Ledger(l.id(), e.status(), l.entries() + 1)));
+        options.documents().index(Ledger.class, "status");
+        DocumentStore store = resources.add(Ferret.createStore(options));
+        try (DocumentSession session = store.openSession()) {
+            session.events().append("l-1", new Entry("open"), new Entry("closed"));
+            session.events().append("l-2", new Entry("open"));
+            session.saveChanges();
+        }
+        assertThat(indexesOf(db, "pc_doc_ledger")).contains("ix_pc_doc_ledger_status");
+        try (QuerySession session = store.querySession()) {
+            assertThat(session.query(Ledger.class).where("status", "open").single().id()).isEqualTo("l-2");
+        }
+    }
+
+    private static List<String> indexesOf(TestDatabase db, String table) throws SQLException {
+        List<String> names = new ArrayList<>();
+        boolean upper = db.engine() == DatabaseEngine.H2;
+        try (Connection c = db.dataSource().getConnection();
+             ResultSet rs = c.getMetaData().getIndexInfo(null, upper ? db.schema().toUpperCase(Locale.ROOT)
+                     : db.schema(), upper ? table.toUpperCase(Locale.ROOT) : table, false, false)) {
+            while (rs.next()) {
+                if (rs.getString("INDEX_NAME") != null) {
+                    names.add(rs.getString("INDEX_NAME").toLowerCase(Locale.ROOT));
+                }
+            }
+        }
+        return names;
     }
 
     @Test
