@@ -259,7 +259,7 @@ SELECT COUNT(*) FROM PUBLIC.pc_doc_order_summary WHERE tenant_id = ? AND PUBLIC.
 ALTER TABLE PUBLIC.pc_doc_order_summary ADD COLUMN IF NOT EXISTS q_status VARCHAR GENERATED ALWAYS AS (PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'status'))
 
 -- index.text.ddl[1]
-CREATE INDEX IF NOT EXISTS PUBLIC.ix_pc_doc_order_summary_status ON PUBLIC.pc_doc_order_summary (tenant_id, q_status)
+CREATE INDEX IF NOT EXISTS PUBLIC.ix_pc_doc_order_summary_status ON PUBLIC.pc_doc_order_summary (tenant_id, q_status, id)
 
 -- index.text.queryExpressions
 q_status

@@ -263,7 +263,7 @@ SELECT data FROM public.pc_doc_order_summary WHERE tenant_id = ? AND (data #>> '
 SELECT count(*) FROM public.pc_doc_order_summary WHERE tenant_id = ? AND (data #>> '{status}') <> ?
 
 -- index.text.ddl[0]
-CREATE INDEX IF NOT EXISTS ix_pc_doc_order_summary_status ON public.pc_doc_order_summary (tenant_id, ((data #>> '{status}')))
+CREATE INDEX IF NOT EXISTS ix_pc_doc_order_summary_status ON public.pc_doc_order_summary (tenant_id, ((data #>> '{status}')), id)
 
 -- index.text.queryExpressions
 (data #>> '{status}')

@@ -275,7 +275,7 @@ ALTER TABLE dbo.pc_doc_order_summary ADD q_status AS JSON_VALUE(data, '$."status
 
 -- index.text.ddl[1]
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ix_pc_doc_order_summary_status' AND object_id = OBJECT_ID(N'dbo.pc_doc_order_summary'))
-CREATE INDEX ix_pc_doc_order_summary_status ON dbo.pc_doc_order_summary (tenant_id, q_status)
+CREATE INDEX ix_pc_doc_order_summary_status ON dbo.pc_doc_order_summary (tenant_id, q_status, id)
 
 -- index.text.queryExpressions
 q_status

@@ -400,6 +400,12 @@ public final class StoreOptions {
             return addIndex(type, true, paths);
         }
 
+        /** Adds {@code index}, declared elsewhere (in a container, a bean the extension discovered). */
+        public Documents index(DocumentIndex index) {
+            Objects.requireNonNull(index, "index");
+            return addIndex(index.type(), index.unique(), index.paths().toArray(String[]::new));
+        }
+
         private Documents addIndex(Class<?> type, boolean unique, String... paths) {
             Objects.requireNonNull(type, "type");
             if (paths == null || paths.length == 0) {

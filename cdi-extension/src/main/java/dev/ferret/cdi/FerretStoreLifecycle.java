@@ -53,6 +53,10 @@ public class FerretStoreLifecycle {
     @Inject
     jakarta.enterprise.inject.Instance<EventUpcast> upcasts;
 
+    /** The application's document indexes: beans, typically producer methods, of type {@link StoreOptions.DocumentIndex}. */
+    @Inject
+    jakarta.enterprise.inject.Instance<StoreOptions.DocumentIndex> documentIndexes;
+
     /** The application's own source of event metadata, when it has one; the current HTTP request otherwise. */
     @Inject
     jakarta.enterprise.inject.Instance<EventMetadataSource> metadataSources;
@@ -142,6 +146,7 @@ public class FerretStoreLifecycle {
             options.events().upcast(upcast);
             upcastCount++;
         }
+        documentIndexes.forEach(options.documents()::index);
         if (metadataSources.isAmbiguous()) {
             throw new ConfigurationException("the application has several EventMetadataSource beans; keep one");
         }

@@ -80,6 +80,11 @@ class SampleStatusPageIT {
                 .POST(HttpRequest.BodyPublishers.noBody()));
         assertThat(again.statusCode()).as(again.body()).isEqualTo(409);
         assertThat(again.body()).contains("is shipped");
+        // the paged, filtered, ordered listing, through the sample's declared index
+        HttpResponse<String> listed = send(HttpRequest.newBuilder(base.toURI()
+                .resolve("api/orders?status=shipped&limit=10&nonStale=true")).GET());
+        assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
+        assertThat(listed.body()).contains("\"id\":\"order-1\"").contains("\"status\":\"shipped\"");
 
         Path out = Files.createDirectories(Path.of(System.getProperty("it.screenshots", "target/screenshots")));
         Path screenshot = out.resolve("sample-status-page.png");

@@ -1,6 +1,7 @@
 package dev.ferret.sample;
 
 import dev.ferret.ConcurrencyException;
+import dev.ferret.DocumentQuery;
 import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
 import dev.ferret.QuerySession;
@@ -23,6 +24,8 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -112,6 +115,41 @@ public class OrdersResource {
     @Path("orders/{id}")
     public Response order(@PathParam("id") String id, @QueryParam("nonStale") @DefaultValue("false") boolean nonStale) {
         return read(OrderSummary.class, id, nonStale);
+    }
+
+    /**
+     * Orders with {@code status}, largest total first, {@code limit} per page: pass the last id of a page as
+     * {@code after} for the next one (keyset paging, through the index on status and total).
+     */
+    @GET
+    @Path("orders")
+    public Response orders(@QueryParam("status") @DefaultValue("placed") String status,
+                           @QueryParam("limit") @DefaultValue("20") int limit,
+                           @QueryParam("after") String after,
+                           @QueryParam("nonStale") @DefaultValue("false") boolean nonStale) {
+        try (QuerySession session = store.querySession()) {
+            int size = Math.max(1, Math.min(limit, 100));
+            DocumentQuery<OrderSummary> query = session.query(OrderSummary.class).where("status", status)
+                    .orderByDescending("totalCents").limit(size);
+            if (nonStale) {
+                query.queryForNonStaleData(NON_STALE_WAIT);
+            }
+            if (after != null) {
+                Optional<OrderSummary> last = session.load(OrderSummary.class, after);
+                if (last.isEmpty()) {
+                    return Response.status(404).entity(Map.of("error", "no order '" + after + "' to page after"))
+                            .build();
+                }
+                query.startAfter(last.get());
+            }
+            List<OrderSummary> page = query.toList();
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("orders", page);
+            body.put("next", page.size() < size ? null : page.get(page.size() - 1).id());
+            return Response.ok(body).build();
+        } catch (NonStaleTimeoutException e) {
+            return Response.status(503).entity(Map.of("error", e.getMessage())).build();
+        }
     }
 
     @GET

@@ -7,8 +7,10 @@ import dev.ferret.sample.Events.ItemAdded;
 import dev.ferret.sample.Events.OrderCancelled;
 import dev.ferret.sample.Events.OrderPlaced;
 import dev.ferret.sample.Events.OrderShipped;
+import dev.ferret.StoreOptions;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
+import java.util.List;
 
 /** The builder-style projections, as producer methods: Snapshot and MultiStreamProjection are final classes. */
 @ApplicationScoped
@@ -22,6 +24,12 @@ public class Projections {
                 .apply(ItemAdded.class, (doc, e) -> doc.withItem(e.quantity(), e.priceCents()))
                 .apply(OrderShipped.class, (doc, e) -> doc.withStatus("shipped"))
                 .apply(OrderCancelled.class, (doc, e) -> doc.withStatus("cancelled"));
+    }
+
+    /** Orders are listed by status, largest first: both properties are indexed. */
+    @Produces
+    StoreOptions.DocumentIndex ordersByStatusAndTotal() {
+        return new StoreOptions.DocumentIndex(OrderSummary.class, List.of("status", "totalCents"), false);
     }
 
     @Produces

@@ -67,8 +67,8 @@ public interface Dialect {
     }
 
     /**
-     * The statements that index a document table on {@code keys} (after the tenant id), and what queries write to use
-     * the index.
+     * The statements that index a document table on {@code keys} (after the tenant id, and before the id unless
+     * unique, since queries order by their keys and then the id), and what queries write to use the index.
      *
      * @param indexName the index's name, within the engine's identifier length
      * @throws dev.ferret.ConfigurationException naming the path when the engine cannot index it as its kind

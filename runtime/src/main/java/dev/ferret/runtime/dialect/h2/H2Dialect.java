@@ -449,7 +449,8 @@ public final class H2Dialect implements Dialect {
             columns.add(key.column());
         }
         ddl.add("CREATE " + (unique ? "UNIQUE " : "") + "INDEX IF NOT EXISTS " + t.schema() + "." + indexName + " ON "
-                + t.document(documentName) + " (tenant_id, " + String.join(", ", columns) + ")");
+                + t.document(documentName) + " (tenant_id, " + String.join(", ", columns) + (unique ? "" : ", id")
+                + ")");
         return new DocumentIndexSql(ddl, columns);
     }
 

@@ -419,6 +419,10 @@ public final class PostgresDialect implements Dialect {
         List<String> parts = new ArrayList<>();
         parts.add("tenant_id");
         expressions.forEach(e -> parts.add("(" + e + ")"));
+        if (!unique) {
+            // queries order by their keys, then id: with id last the index yields that order, and a page stops early
+            parts.add("id");
+        }
         return new DocumentIndexSql(List.of("CREATE " + (unique ? "UNIQUE " : "") + "INDEX IF NOT EXISTS " + indexName
                 + " ON " + names.document(documentName) + " (" + String.join(", ", parts) + ")"), expressions);
     }

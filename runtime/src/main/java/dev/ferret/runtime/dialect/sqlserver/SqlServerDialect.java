@@ -592,7 +592,7 @@ public final class SqlServerDialect implements Dialect {
         ddl.add("IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'" + indexName + "' AND object_id = OBJECT_ID(N'"
                 + table + "'))\n"
                 + "CREATE " + (unique ? "UNIQUE " : "") + "INDEX " + indexName + " ON " + table + " (tenant_id, "
-                + String.join(", ", columns) + ")" + filter);
+                + String.join(", ", columns) + (unique ? "" : ", id") + ")" + filter);
         return new DocumentIndexSql(ddl, columns);
     }
 
