@@ -7,7 +7,8 @@ package dev.ferret.runtime.dialect;
  * @param delete       (tenant_id, id)
  * @param load         (tenant_id, id) -&gt; data
  * @param loadMany     (tenant_id, ids as {@link Dialect#bindIds bound by the dialect}) -&gt; data
- * @param selectAll    (tenant_id) -&gt; data; filters are appended as {@code AND} + {@link Dialect#propertyEquals(TableNames)}
+ * @param selectAll    (tenant_id) -&gt; data; a query appends its filters as {@code AND} conditions (see
+ *                     {@code runtime.query.QuerySql})
  * @param countAll     (tenant_id) -&gt; count; filters appended the same way
  * @param deleteAll    () every document of every tenant, for a projection rebuild
  * @param deleteTenant (tenant_id) every document of one tenant, for a one-tenant rebuild

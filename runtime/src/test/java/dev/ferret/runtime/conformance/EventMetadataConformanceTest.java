@@ -28,9 +28,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
@@ -80,6 +78,12 @@ class EventMetadataConformanceTest {
     @AfterEach
     void close() throws Exception {
         resources.close();
+    }
+
+    private DocumentStore storeWithoutDaemon(TestDatabase db) {
+        StoreOptions options = options(db);
+        options.daemon().mode(DaemonMode.DISABLED);
+        return resources.add(Ferret.createStore(options));
     }
 
     private static StoreOptions options(TestDatabase db) {
@@ -145,9 +149,7 @@ class EventMetadataConformanceTest {
     @Test
     void eventsAreFoundByCorrelationIdInSequenceOrderWithinTheirTenant() {
         TestDatabase db = resources.database("correlated");
-        StoreOptions options = options(db);
-        options.daemon().mode(DaemonMode.DISABLED);
-        DocumentStore store = resources.add(Ferret.createStore(options));
+        DocumentStore store = storeWithoutDaemon(db);
         for (String tenant : List.of("acme", "globex")) {
             try (DocumentSession session = store.openSession(tenant)) {
                 session.metadata(EventMetadata.NONE.withCorrelationId("flow-1"));
@@ -173,9 +175,7 @@ class EventMetadataConformanceTest {
     @Test
     void headersStoredAsTheJsonLiteralNullReadAsNone() {
         TestDatabase db = resources.database("metadatanull");
-        StoreOptions options = options(db);
-        options.daemon().mode(DaemonMode.DISABLED);
-        DocumentStore store = resources.add(Ferret.createStore(options));
+        DocumentStore store = storeWithoutDaemon(db);
         try (DocumentSession session = store.openSession()) {
             session.events().append("n", new OrderPlaced("n", "x", 1));
             session.saveChanges();
@@ -248,30 +248,13 @@ class EventMetadataConformanceTest {
             assertThat(session.fetchByCorrelationId("after")).singleElement()
                     .satisfies(e -> assertThat(e.headers()).containsEntry("k", "v"));
         }
-        assertThat(indexesOfEvents(db)).contains("ix_pc_events_correlation");
-    }
-
-    private static List<String> indexesOfEvents(TestDatabase db) throws SQLException {
-        List<String> names = new ArrayList<>();
-        boolean upper = db.engine() == DatabaseEngine.H2;
-        try (Connection c = db.dataSource().getConnection();
-             ResultSet rs = c.getMetaData().getIndexInfo(null, upper ? db.schema().toUpperCase(Locale.ROOT) : db.schema(),
-                     upper ? "PC_EVENTS" : "pc_events", false, false)) {
-            while (rs.next()) {
-                if (rs.getString("INDEX_NAME") != null) {
-                    names.add(rs.getString("INDEX_NAME").toLowerCase(Locale.ROOT));
-                }
-            }
-        }
-        return names;
+        assertThat(db.indexesOf("pc_events")).contains("ix_pc_events_correlation");
     }
 
     @Test
     void aLookupByCorrelationIdSeeksTheIndexOnATableOfManyEvents() throws SQLException {
         TestDatabase db = resources.database("metadataplan");
-        StoreOptions options = options(db);
-        options.daemon().mode(DaemonMode.DISABLED);
-        DocumentStore store = resources.add(Ferret.createStore(options));
+        DocumentStore store = storeWithoutDaemon(db);
         for (int save = 0; save < 20; save++) {
             try (DocumentSession session = store.openSession()) {
                 for (int i = 0; i < 1_000; i++) {

@@ -191,6 +191,24 @@ public final class TestDatabase implements AutoCloseable {
     }
 
     /** The table {@code local} (such as {@code pc_events}) qualified with this schema. */
+    /** The lower-cased names of the indexes of {@code table} in this schema, read through JDBC's metadata. */
+    public List<String> indexesOf(String table) {
+        boolean upper = engine() == DatabaseEngine.H2;
+        List<String> names = new ArrayList<>();
+        try (Connection c = dataSource().getConnection();
+             ResultSet rs = c.getMetaData().getIndexInfo(null, upper ? schema().toUpperCase(Locale.ROOT) : schema(),
+                     upper ? table.toUpperCase(Locale.ROOT) : table, false, false)) {
+            while (rs.next()) {
+                if (rs.getString("INDEX_NAME") != null) {
+                    names.add(rs.getString("INDEX_NAME").toLowerCase(Locale.ROOT));
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading the indexes of " + table + ": " + e.getMessage(), e);
+        }
+        return names;
+    }
+
     public String table(String local) {
         return schema + "." + local;
     }
