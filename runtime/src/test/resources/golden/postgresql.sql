@@ -81,6 +81,9 @@ CREATE TABLE IF NOT EXISTS public.pc_outbox (
 -- schema.pc_outbox[1]
 CREATE INDEX IF NOT EXISTS ix_pc_outbox_pending ON public.pc_outbox (shard, delivered_at, id)
 
+-- schema.pc_json_instant
+CREATE OR REPLACE FUNCTION public.pc_json_instant(text) RETURNS timestamptz LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURNS NULL ON NULL INPUT AS $$SELECT $1::timestamptz$$
+
 -- schema.pc_events.correlation_id[0]
 ALTER TABLE public.pc_events ADD COLUMN IF NOT EXISTS correlation_id varchar(250)
 
@@ -245,7 +248,7 @@ DELETE FROM public.pc_outbox WHERE delivered_at IS NOT NULL AND delivered_at < ?
 (data #>> '{total}')::numeric
 
 -- documents.jsonTimestamp(placedAt)
-(data #>> '{placedAt}')::timestamptz
+public.pc_json_instant(data #>> '{placedAt}')
 
 -- query.equalsText
 SELECT data FROM public.pc_doc_order_summary WHERE tenant_id = ? AND (data #>> '{status}') = ? ORDER BY id
@@ -257,7 +260,7 @@ SELECT data FROM public.pc_doc_order_summary WHERE tenant_id = ? AND ((data #>> 
 SELECT data FROM public.pc_doc_order_summary WHERE tenant_id = ? AND ((data #>> '{customer,address,city}') IN (?, ?) OR (data #>> '{customer,id}') IS NULL OR (data #>> '{status}') LIKE ? ESCAPE '\') ORDER BY id
 
 -- query.timestampKeyset
-SELECT data FROM public.pc_doc_order_summary WHERE tenant_id = ? AND (data #>> '{placedAt}')::timestamptz > ? AND (((data #>> '{placedAt}')::timestamptz > ?) OR ((data #>> '{placedAt}')::timestamptz = ? AND (data #>> '{total}')::numeric < ?) OR ((data #>> '{placedAt}')::timestamptz = ? AND (data #>> '{total}')::numeric = ? AND id > ?)) ORDER BY (data #>> '{placedAt}')::timestamptz, (data #>> '{total}')::numeric DESC, id LIMIT ?
+SELECT data FROM public.pc_doc_order_summary WHERE tenant_id = ? AND public.pc_json_instant(data #>> '{placedAt}') > ? AND ((public.pc_json_instant(data #>> '{placedAt}') > ?) OR (public.pc_json_instant(data #>> '{placedAt}') = ? AND (data #>> '{total}')::numeric < ?) OR (public.pc_json_instant(data #>> '{placedAt}') = ? AND (data #>> '{total}')::numeric = ? AND id > ?)) ORDER BY public.pc_json_instant(data #>> '{placedAt}'), (data #>> '{total}')::numeric DESC, id LIMIT ?
 
 -- query.count
 SELECT count(*) FROM public.pc_doc_order_summary WHERE tenant_id = ? AND (data #>> '{status}') <> ?

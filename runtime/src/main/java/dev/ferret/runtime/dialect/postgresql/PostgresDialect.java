@@ -1,6 +1,5 @@
 package dev.ferret.runtime.dialect.postgresql;
 
-import dev.ferret.ConfigurationException;
 import dev.ferret.DatabaseEngine;
 import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
@@ -27,6 +26,7 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -186,8 +186,13 @@ public final class PostgresDialect implements Dialect {
                         + ")",
                 "CREATE INDEX IF NOT EXISTS " + t.constraint("ix", "outbox_pending") + " ON " + t.outbox()
                         + " (shard, delivered_at, id)"));
+        // text::timestamptz is STABLE (it reads TimeZone for strings without an offset); the JSON Ferret writes for
+        // Instant and OffsetDateTime always carries one, so this wrapper is immutable in fact, and indexable
+        SchemaObject jsonInstant = new SchemaObject(t.local("json_instant"), List.of(
+                "CREATE OR REPLACE FUNCTION " + jsonInstantFunction(t) + "(text) RETURNS timestamptz"
+                        + " LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURNS NULL ON NULL INPUT AS $$SELECT $1::timestamptz$$"));
         List<SchemaObject> objects = new ArrayList<>(List.of(events, streams, tenantSequences, progression,
-                deadLetters, outbox));
+                deadLetters, outbox, jsonInstant));
         objects.addAll(SchemaObject.eventMetadataColumns(t, (column, definition) -> "ALTER TABLE " + t.events()
                 + " ADD COLUMN IF NOT EXISTS " + column + " " + definition, ID_COLUMN, "jsonb", correlationIndex(t)));
         return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(), MIGRATION_LOCK, "", objects);
@@ -408,12 +413,6 @@ public final class PostgresDialect implements Dialect {
                                           List<DocumentIndexSql.Key> keys, boolean unique) {
         List<String> expressions = new ArrayList<>();
         for (DocumentIndexSql.Key key : keys) {
-            if (key.kind() == ValueKind.TIMESTAMP) {
-                // text::timestamptz depends on the session's TimeZone setting, so PostgreSQL refuses it in an index
-                throw new ConfigurationException("PostgreSQL cannot index '" + String.join(".", key.path())
-                        + "' of document " + documentName + " as a point in time (its cast to timestamptz is not"
-                        + " immutable); index another property, or store the instant as epoch milliseconds");
-            }
             expressions.add(jsonValue(names, key.path(), key.kind()));
         }
         List<String> parts = new ArrayList<>();
@@ -444,7 +443,26 @@ public final class PostgresDialect implements Dialect {
 
     @Override
     public String jsonTimestamp(TableNames names, List<String> path) {
-        return "(data #>> '{" + String.join(",", path) + "}')::timestamptz";
+        return jsonInstantFunction(names) + "(data #>> '{" + String.join(",", path) + "}')";
+    }
+
+    private static String jsonInstantFunction(TableNames t) {
+        return t.schema() + "." + t.local("json_instant");
+    }
+
+    @Override
+    public Set<String> existingObjects(Connection connection, String schema) throws SQLException {
+        Set<String> names = Dialect.super.existingObjects(connection, schema);
+        try (PreparedStatement ps = connection.prepareStatement(
+                "SELECT ROUTINE_NAME FROM INFORMATION_SCHEMA.ROUTINES WHERE ROUTINE_SCHEMA = ?")) {
+            ps.setString(1, catalogCase(schema));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    names.add(rs.getString(1).toLowerCase(Locale.ROOT));
+                }
+            }
+        }
+        return names;
     }
 
     @Override
