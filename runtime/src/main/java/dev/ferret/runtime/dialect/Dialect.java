@@ -304,7 +304,7 @@ public interface Dialect {
     }
 
     /**
-     * Lower-cased names of the tables (and functions, where the dialect creates any) in {@code schema}, of their
+     * Lower-cased names of the tables and functions in {@code schema}, of the tables'
      * columns as {@code table.column}, and of their indexes as {@code index:name}.
      */
     default Set<String> existingObjects(Connection connection, String schema) throws SQLException {
@@ -324,6 +324,15 @@ public interface Dialect {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     names.add((rs.getString(1) + "." + rs.getString(2)).toLowerCase(Locale.ROOT));
+                }
+            }
+        }
+        try (PreparedStatement ps = connection.prepareStatement(
+                "SELECT ROUTINE_NAME FROM INFORMATION_SCHEMA.ROUTINES WHERE ROUTINE_SCHEMA = ?")) {
+            ps.setString(1, catalogCase(schema));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    names.add(rs.getString(1).toLowerCase(Locale.ROOT));
                 }
             }
         }

@@ -500,21 +500,6 @@ public final class H2Dialect implements Dialect {
     }
 
     @Override
-    public Set<String> existingObjects(Connection connection, String schema) throws SQLException {
-        Set<String> names = Dialect.super.existingObjects(connection, schema);
-        try (PreparedStatement ps = connection.prepareStatement(
-                "SELECT ROUTINE_NAME FROM INFORMATION_SCHEMA.ROUTINES WHERE ROUTINE_SCHEMA = ?")) {
-            ps.setString(1, catalogCase(schema));
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    names.add(rs.getString(1).toLowerCase(Locale.ROOT));
-                }
-            }
-        }
-        return names;
-    }
-
-    @Override
     public MigrationLock lockForMigration(Connection connection, String schema, Duration timeout)
             throws SQLException {
         String key = connection.getMetaData().getURL() + "|" + catalogCase(schema);

@@ -26,7 +26,6 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -448,21 +447,6 @@ public final class PostgresDialect implements Dialect {
 
     private static String jsonInstantFunction(TableNames t) {
         return t.schema() + "." + t.local("json_instant");
-    }
-
-    @Override
-    public Set<String> existingObjects(Connection connection, String schema) throws SQLException {
-        Set<String> names = Dialect.super.existingObjects(connection, schema);
-        try (PreparedStatement ps = connection.prepareStatement(
-                "SELECT ROUTINE_NAME FROM INFORMATION_SCHEMA.ROUTINES WHERE ROUTINE_SCHEMA = ?")) {
-            ps.setString(1, catalogCase(schema));
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    names.add(rs.getString(1).toLowerCase(Locale.ROOT));
-                }
-            }
-        }
-        return names;
     }
 
     @Override
