@@ -2,6 +2,7 @@ package dev.ferret.runtime.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.ferret.DatabaseEngine;
 import dev.ferret.DocumentSession;
@@ -23,6 +24,11 @@ import dev.ferret.runtime.dialect.TableNames;
 import dev.ferret.runtime.engines.Dialects;
 import dev.ferret.runtime.testing.TestDatabase;
 import dev.ferret.runtime.testing.TestResources;
+import dev.ferret.subscriptions.Cancellation;
+import dev.ferret.subscriptions.EventPage;
+import dev.ferret.subscriptions.PostCommitListener;
+import dev.ferret.subscriptions.SubscriptionBase;
+import dev.ferret.subscriptions.SubscriptionController;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -30,6 +36,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -144,6 +151,36 @@ class EventMetadataConformanceTest {
             assertThat(raised.correlationId()).isEqualTo("req-2");
             assertThat(raised.headers()).isEqualTo(third.headers());
         }
+    }
+
+    /** Records the metadata of every event it is handed. */
+    public static final class MetadataSubscription extends SubscriptionBase {
+
+        final List<EventMetadata> seen = new CopyOnWriteArrayList<>();
+
+        @Override
+        public PostCommitListener processEvents(EventPage page, SubscriptionController controller,
+                                                DocumentOperations operations, Cancellation cancellation) {
+            page.events().forEach(event -> seen.add(event.metadata()));
+            return PostCommitListener.NONE;
+        }
+    }
+
+    @Test
+    void aSubscriptionIsHandedEachEventsMetadata() {
+        TestDatabase db = resources.database("metadatasub");
+        MetadataSubscription subscription = new MetadataSubscription();
+        StoreOptions options = options(db);
+        options.projections().subscribe(subscription, s -> s.name("metadata"));
+        DocumentStore store = resources.add(Ferret.createStore(options));
+        try (DocumentSession session = store.openSession()) {
+            session.metadata(EventMetadata.NONE.withCorrelationId("sub-1").withHeader("h", "v"));
+            session.events().append("s", new OrderPlaced("s", "x", 1));
+            session.saveChanges();
+        }
+        store.waitForNonStaleProjectionData(WAIT);
+        await().atMost(WAIT).until(() -> !subscription.seen.isEmpty());
+        assertThat(subscription.seen).containsExactly(new EventMetadata("sub-1", null, Map.of("h", "v")));
     }
 
     @Test
