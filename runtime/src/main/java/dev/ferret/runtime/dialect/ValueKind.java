@@ -30,22 +30,18 @@ public enum ValueKind {
     }
 
     /** Binds {@code value} as this kind at {@code index}. */
-    public void bind(PreparedStatement ps, int index, Object value) {
-        try {
-            switch (this) {
-                // a page's row counts stay integers: SQL Server takes nothing else in OFFSET and FETCH
-                case NUMBER -> {
-                    if (value instanceof Integer count) {
-                        ps.setInt(index, count);
-                    } else {
-                        ps.setBigDecimal(index, number(value));
-                    }
+    public void bind(PreparedStatement ps, int index, Object value) throws SQLException {
+        switch (this) {
+            // a page's row counts stay integers: SQL Server takes nothing else in OFFSET and FETCH
+            case NUMBER -> {
+                if (value instanceof Integer count) {
+                    ps.setInt(index, count);
+                } else {
+                    ps.setBigDecimal(index, number(value));
                 }
-                case TIMESTAMP -> ps.setObject(index, timestamp(value));
-                case TEXT -> ps.setString(index, text(value));
             }
-        } catch (SQLException e) {
-            throw new IllegalStateException("binding " + value + " as " + this + ": " + e.getMessage(), e);
+            case TIMESTAMP -> ps.setObject(index, timestamp(value));
+            case TEXT -> ps.setString(index, text(value));
         }
     }
 

@@ -28,12 +28,8 @@ public final class QuerySql {
     public record Rendered(String sql, List<Param> params) {
 
         /** Binds the tenant at 1, then the values. */
-        public void bind(PreparedStatement ps, String tenantId) {
-            try {
-                ps.setString(1, tenantId);
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
-            }
+        public void bind(PreparedStatement ps, String tenantId) throws SQLException {
+            ps.setString(1, tenantId);
             for (int i = 0; i < params.size(); i++) {
                 params.get(i).kind().bind(ps, i + 2, params.get(i).value());
             }
