@@ -2,8 +2,12 @@ package dev.ferret.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import dev.ferret.runtime.engines.Dialects;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import javax.sql.DataSource;
 
 /** The harnesses' command line: space-separated {@code key=value}, an optional leading {@code --} on each. */
 final class BenchArgs {
@@ -48,5 +52,13 @@ final class BenchArgs {
         config.setConnectionInitSql(Dialects.connectionInitSql(url));
         config.setMaximumPoolSize(size);
         return config;
+    }
+
+    /** The database product and version behind {@code dataSource}, for the figures' heading. */
+    static String engineDescription(DataSource dataSource) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            DatabaseMetaData md = c.getMetaData();
+            return md.getDatabaseProductName() + " " + md.getDatabaseProductVersion();
+        }
     }
 }

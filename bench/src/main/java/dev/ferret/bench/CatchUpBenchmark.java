@@ -18,7 +18,6 @@ import dev.ferret.runtime.dialect.TableNames;
 import dev.ferret.runtime.engines.Dialects;
 import dev.ferret.runtime.json.JsonbSerializer;
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -133,11 +132,7 @@ public final class CatchUpBenchmark {
     private void run() throws Exception {
         HikariConfig config = BenchArgs.poolConfig("bench", url, 10);
         try (HikariDataSource ds = new HikariDataSource(config)) {
-            String engineDescription;
-            try (Connection c = ds.getConnection()) {
-                DatabaseMetaData md = c.getMetaData();
-                engineDescription = md.getDatabaseProductName() + " " + md.getDatabaseProductVersion();
-            }
+            String engineDescription = BenchArgs.engineDescription(ds);
             log("engine " + engineDescription + ", schema " + schema);
             try {
                 measure(ds);

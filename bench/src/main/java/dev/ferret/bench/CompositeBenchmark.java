@@ -12,7 +12,6 @@ import dev.ferret.projections.Projection;
 import dev.ferret.projections.Snapshot;
 import dev.ferret.runtime.Ferret;
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -92,11 +91,7 @@ public final class CompositeBenchmark {
 
     private void run() throws Exception {
         try (HikariDataSource ds = new HikariDataSource(BenchArgs.poolConfig("composite", url, 12))) {
-            String engine;
-            try (Connection c = ds.getConnection()) {
-                DatabaseMetaData md = c.getMetaData();
-                engine = md.getDatabaseProductName() + " " + md.getDatabaseProductVersion();
-            }
+            String engine = BenchArgs.engineDescription(ds);
             log("engine " + engine);
             String separateSchema = "bench_sep_" + run;
             String compositeSchema = "bench_cmp_" + run;

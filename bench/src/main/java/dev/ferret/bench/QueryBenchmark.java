@@ -8,7 +8,6 @@ import dev.ferret.QuerySession;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.runtime.Ferret;
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -78,11 +77,7 @@ public final class QueryBenchmark {
 
     private void run() throws Exception {
         try (HikariDataSource ds = new HikariDataSource(BenchArgs.poolConfig("query", url, 4))) {
-            String engine;
-            try (Connection c = ds.getConnection()) {
-                DatabaseMetaData md = c.getMetaData();
-                engine = md.getDatabaseProductName() + " " + md.getDatabaseProductVersion();
-            }
+            String engine = BenchArgs.engineDescription(ds);
             log("engine " + engine + ", schema " + schema);
             try {
                 double fillSeconds;

@@ -5,16 +5,29 @@ import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
-/** The Java type a document class declares at a property path, to compare values as that type. Stateless. */
+/**
+ * The Java type a document class declares at a property path, to compare values as that type. Every query asks for
+ * its paths, so each answer is found by reflection once per (class, path) and kept: classes and paths are few and
+ * their answers never change. The cache is the only state, safe for any thread.
+ */
 public final class PropertyTypes {
+
+    private static final Map<Class<?>, Map<String, Optional<Class<?>>>> FOUND = new ConcurrentHashMap<>();
 
     private PropertyTypes() {
     }
 
     /** The declared type at {@code path} of {@code root}, or empty where the class does not say. */
     public static Optional<Class<?>> at(Class<?> root, PropertyPath path) {
+        return FOUND.computeIfAbsent(root, r -> new ConcurrentHashMap<>())
+                .computeIfAbsent(path.text(), p -> find(root, path));
+    }
+
+    private static Optional<Class<?>> find(Class<?> root, PropertyPath path) {
         Class<?> current = root;
         for (String name : path.segments()) {
             Class<?> next = property(current, name);
