@@ -86,6 +86,9 @@ CREATE TABLE IF NOT EXISTS PUBLIC.pc_shard_locks (
 -- schema.pc_json_text
 CREATE ALIAS IF NOT EXISTS PUBLIC.pc_json_text DETERMINISTIC FOR 'dev.ferret.runtime.dialect.h2.H2JsonFunctions.text'
 
+-- schema.index:ix_pc_dead_letters_shard
+CREATE INDEX IF NOT EXISTS ix_pc_dead_letters_shard ON PUBLIC.pc_dead_letters (projection, id)
+
 -- schema.pc_events.correlation_id[0]
 ALTER TABLE PUBLIC.pc_events ADD COLUMN correlation_id VARCHAR(250)
 
@@ -230,6 +233,18 @@ SELECT COUNT(*), MIN(created) FROM PUBLIC.pc_outbox WHERE shard = ? AND delivere
 
 -- outbox.deleteDelivered
 DELETE FROM PUBLIC.pc_outbox WHERE delivered_at IS NOT NULL AND delivered_at < ?
+
+-- deadLetters.list
+SELECT d.id, d.projection, d.seq_id, d.type, d.tenant_id, d.exception_type, d.message, d.timestamp, e.stream_id, e.data FROM PUBLIC.pc_dead_letters d LEFT JOIN PUBLIC.pc_events e ON e.seq_id = d.seq_id WHERE d.projection = ? AND d.id > ? ORDER BY d.projection, d.id LIMIT ?
+
+-- deadLetters.one
+SELECT d.id, d.projection, d.seq_id, d.type, d.tenant_id, d.exception_type, d.message, d.timestamp, e.stream_id, e.data FROM PUBLIC.pc_dead_letters d LEFT JOIN PUBLIC.pc_events e ON e.seq_id = d.seq_id WHERE d.projection = ? AND d.id = ?
+
+-- deadLetters.counts
+SELECT projection, COUNT(*) FROM PUBLIC.pc_dead_letters GROUP BY projection
+
+-- deadLetters.delete
+DELETE FROM PUBLIC.pc_dead_letters WHERE projection = ? AND id = ?
 
 -- documents.jsonText(customer.address.city)
 PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'customer.address.city')

@@ -84,6 +84,9 @@ CREATE INDEX IF NOT EXISTS ix_pc_outbox_pending ON public.pc_outbox (shard, deli
 -- schema.pc_json_instant
 CREATE OR REPLACE FUNCTION public.pc_json_instant(text) RETURNS timestamptz LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURNS NULL ON NULL INPUT AS $$SELECT $1::timestamptz$$
 
+-- schema.index:ix_pc_dead_letters_shard
+CREATE INDEX IF NOT EXISTS ix_pc_dead_letters_shard ON public.pc_dead_letters (projection, id)
+
 -- schema.pc_events.correlation_id[0]
 ALTER TABLE public.pc_events ADD COLUMN IF NOT EXISTS correlation_id varchar(250)
 
@@ -240,6 +243,18 @@ SELECT COUNT(*), MIN(created) FROM public.pc_outbox WHERE shard = ? AND delivere
 
 -- outbox.deleteDelivered
 DELETE FROM public.pc_outbox WHERE delivered_at IS NOT NULL AND delivered_at < ?
+
+-- deadLetters.list
+SELECT d.id, d.projection, d.seq_id, d.type, d.tenant_id, d.exception_type, d.message, d.timestamp, e.stream_id, e.data FROM public.pc_dead_letters d LEFT JOIN public.pc_events e ON e.seq_id = d.seq_id WHERE d.projection = ? AND d.id > ? ORDER BY d.projection, d.id LIMIT ?
+
+-- deadLetters.one
+SELECT d.id, d.projection, d.seq_id, d.type, d.tenant_id, d.exception_type, d.message, d.timestamp, e.stream_id, e.data FROM public.pc_dead_letters d LEFT JOIN public.pc_events e ON e.seq_id = d.seq_id WHERE d.projection = ? AND d.id = ?
+
+-- deadLetters.counts
+SELECT projection, COUNT(*) FROM public.pc_dead_letters GROUP BY projection
+
+-- deadLetters.delete
+DELETE FROM public.pc_dead_letters WHERE projection = ? AND id = ?
 
 -- documents.jsonText(customer.address.city)
 (data #>> '{customer,address,city}')

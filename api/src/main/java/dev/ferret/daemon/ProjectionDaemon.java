@@ -1,6 +1,8 @@
 package dev.ferret.daemon;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /** The async daemon of one store. Started and stopped with the store when its mode is not DISABLED. */
@@ -30,6 +32,43 @@ public interface ProjectionDaemon {
      */
     void rebuild(String projectionName, String tenantId, Duration timeout, Consumer<RebuildProgress> progress);
 
-    /** Restarts a paused or stopped shard from its persisted progression. */
+    /** Restarts a paused, held or stopped shard from its persisted progression. */
     void restart(String shardName);
+
+    /**
+     * An operator's pause: the shard finishes its page in flight (within the stop-and-drain bound) and stays
+     * {@link ShardState#HELD} until {@link #restart}. Unlike a pause on an error, a held shard does not make the
+     * daemon unhealthy. It holds on this node only: under HotCold, call it on the node that runs the shard.
+     *
+     * @throws IllegalArgumentException when no shard has that name
+     */
+    void hold(String shardName);
+
+    /** How many dead letters each shard has, by shard name; shards with none are absent. */
+    Map<String, Long> deadLetterCounts();
+
+    /**
+     * A page of the dead letters of {@code shardName}, in the order they were written, after the one whose id is
+     * {@code afterId} (0 for the first page); each carries its event's stored JSON.
+     */
+    List<DeadLetterEvent> deadLetters(String shardName, long afterId, int limit);
+
+    /**
+     * Deletes a dead letter: its event stays in the log and is not applied.
+     *
+     * @return whether it was there
+     */
+    boolean discardDeadLetter(String shardName, long deadLetterId);
+
+    /**
+     * Applies a dead letter's event to its projection again, in one transaction that also deletes the dead letter
+     * (side effects included), with the shard's page loop held meanwhile; the progression does not move. An event
+     * that fails again stays a dead letter and the failure is thrown. A snapshot projection whose stream moved on
+     * since then gets the event applied over its current state: a rebuild is the exact remedy there.
+     *
+     * @throws ApplyFailedException when the projection refuses the event again
+     * @throws IllegalStateException when the shard is rebuilding or runs on another node
+     * @throws IllegalArgumentException when there is no such shard or dead letter
+     */
+    void replayDeadLetter(String shardName, long deadLetterId);
 }

@@ -10,6 +10,8 @@ public enum ShardState {
     RETRYING,
     /** Stopped on an apply error (or a progression conflict); resumes when restarted. */
     PAUSED,
+    /** Paused by an operator ({@link ProjectionDaemon#hold}); not an error, resumes when restarted. */
+    HELD,
     /** Not running on this node. */
     STOPPED
 }

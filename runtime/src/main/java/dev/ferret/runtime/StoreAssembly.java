@@ -90,7 +90,7 @@ final class StoreAssembly {
         AsyncDaemon daemon = new AsyncDaemon(context, settings, async, options.projections().asyncListeners(),
                 seams.executors().apply(Math.max(1, Math.min(settings.getWorkerThreads(),
                         partitionedByTenant ? Integer.MAX_VALUE : async.size()))), seams.retries(), sessions,
-                seams.time());
+                seams.time(), seams.metrics());
         FerretDocumentStore store = new FerretDocumentStore(context, ownedPool, ownsSerializer, created, inline,
                 new StreamAggregates(options.projections().registrations()), daemon,
                 options.events().getMetadataSource());

@@ -1,6 +1,7 @@
 package dev.ferret.runtime;
 
 import dev.ferret.runtime.daemon.DaemonExecutors;
+import dev.ferret.runtime.metrics.DaemonMetrics;
 import dev.ferret.runtime.retry.TransientRetry;
 import dev.ferret.runtime.time.TimeSource;
 import dev.ferret.runtime.tx.TransactionRunner;
@@ -18,9 +19,11 @@ import java.util.function.IntFunction;
  *                     one task at a time (the detector's state has a single owner)
  * @param retries      builds each shard's retry of transient page failures
  * @param time         the daemon's deadlines, due times and bounded waits (drain, retry, lock and heartbeat rules)
+ * @param metrics      what the daemon reports its work to; by default OpenTelemetry's global instance when the API is
+ *                     on the class path
  */
 public record StoreSeams(Clock clock, TransactionRunner transactions, IntFunction<DaemonExecutors> executors,
-                         TransientRetry.Factory retries, TimeSource time) {
+                         TransientRetry.Factory retries, TimeSource time, DaemonMetrics metrics) {
 
     public StoreSeams {
         Objects.requireNonNull(clock, "clock");
@@ -28,6 +31,13 @@ public record StoreSeams(Clock clock, TransactionRunner transactions, IntFunctio
         Objects.requireNonNull(executors, "executors");
         Objects.requireNonNull(retries, "retries");
         Objects.requireNonNull(time, "time");
+        Objects.requireNonNull(metrics, "metrics");
+    }
+
+    /** With OpenTelemetry's global metrics when the API is on the class path. */
+    public StoreSeams(Clock clock, TransactionRunner transactions, IntFunction<DaemonExecutors> executors,
+                      TransientRetry.Factory retries, TimeSource time) {
+        this(clock, transactions, executors, retries, time, DaemonMetrics.fromGlobalOpenTelemetry());
     }
 
     /** On the system's monotonic time. */
@@ -44,26 +54,31 @@ public record StoreSeams(Clock clock, TransactionRunner transactions, IntFunctio
     /** System UTC clock, JDBC transactions, daemon threads of the store's own, Resilience4j retries, system time. */
     public static StoreSeams defaults() {
         return new StoreSeams(Clock.systemUTC(), TransactionRunner.JDBC,
-                workers -> DaemonExecutors.create("ferret", workers), TransientRetry.RESILIENCE4J, TimeSource.SYSTEM);
+                workers -> DaemonExecutors.create("ferret", workers), TransientRetry.RESILIENCE4J, TimeSource.SYSTEM,
+                DaemonMetrics.fromGlobalOpenTelemetry());
     }
 
     public StoreSeams withClock(Clock clock) {
-        return new StoreSeams(clock, transactions, executors, retries, time);
+        return new StoreSeams(clock, transactions, executors, retries, time, metrics);
     }
 
     public StoreSeams withTransactions(TransactionRunner transactions) {
-        return new StoreSeams(clock, transactions, executors, retries, time);
+        return new StoreSeams(clock, transactions, executors, retries, time, metrics);
     }
 
     public StoreSeams withExecutors(IntFunction<DaemonExecutors> executors) {
-        return new StoreSeams(clock, transactions, executors, retries, time);
+        return new StoreSeams(clock, transactions, executors, retries, time, metrics);
     }
 
     public StoreSeams withRetries(TransientRetry.Factory retries) {
-        return new StoreSeams(clock, transactions, executors, retries, time);
+        return new StoreSeams(clock, transactions, executors, retries, time, metrics);
     }
 
     public StoreSeams withTime(TimeSource time) {
-        return new StoreSeams(clock, transactions, executors, retries, time);
+        return new StoreSeams(clock, transactions, executors, retries, time, metrics);
+    }
+
+    public StoreSeams withMetrics(DaemonMetrics metrics) {
+        return new StoreSeams(clock, transactions, executors, retries, time, metrics);
     }
 }

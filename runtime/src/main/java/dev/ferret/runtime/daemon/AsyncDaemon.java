@@ -6,6 +6,7 @@ import dev.ferret.daemon.AsyncListener;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.daemon.DaemonStatus;
+import dev.ferret.daemon.DeadLetterEvent;
 import dev.ferret.daemon.HighWaterMarkStatus;
 import dev.ferret.daemon.NonStaleTimeoutException;
 import dev.ferret.daemon.ProjectionDaemon;
@@ -18,6 +19,7 @@ import dev.ferret.runtime.daemon.hwm.HighWaterMarkDetector;
 import dev.ferret.runtime.daemon.hwm.TenantMarks;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.documents.DocumentMapping;
+import dev.ferret.runtime.metrics.DaemonMetrics;
 import dev.ferret.runtime.progression.ProgressionRows;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.retry.Backoff;
@@ -34,6 +36,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -83,16 +86,21 @@ public final class AsyncDaemon implements ProjectionDaemon {
      */
     private volatile Map<String, ShardAgent> shards = Map.of();
     private volatile boolean running;
+    private final DaemonMetrics metrics;
+    /** The gauges' registration while running; written under this monitor by start and stop. */
+    private AutoCloseable observedByMetrics = () -> { };
 
     /**
      * Builds the daemon and its agents; nothing runs until {@link #start}.
      *
      * @param sessions the store's sessions, for raised events and after-commit listeners
      * @param time     every deadline, due time and elapsed duration the daemon computes
+     * @param metrics  what the daemon and its agents report their work to
      */
     public AsyncDaemon(StoreContext context, DaemonSettings settings, List<ProjectionApplier> appliers,
                        List<AsyncListener> listeners, DaemonExecutors executors, TransientRetry.Factory retries,
-                       StoreSessions sessions, TimeSource time) {
+                       StoreSessions sessions, TimeSource time, DaemonMetrics metrics) {
+        this.metrics = metrics;
         this.context = context;
         this.settings = settings;
         this.executors = executors;
@@ -118,7 +126,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         };
         this.parts = new ShardParts(context, settings, sql, context.dialect().outboxSql(context.names()), progression,
                 executors, budget, new DatabaseLimits(context.databases(), settings, time), board,
-                List.copyOf(listeners), retries, sessions, marks, time, rearmLoops);
+                List.copyOf(listeners), retries, sessions, marks, time, rearmLoops, metrics);
         this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !appliers.isEmpty()
                 ? new ShardOwnership(parts) : null;
         if (!context.partitionedByTenant()) {
@@ -192,6 +200,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         }
         polling.start(this::pollOnce, Duration.ZERO);
         supervisor.start(this::supervise, settings.getPollingInterval());
+        observedByMetrics = metrics.observe(this::observedStatus);
         LOG.info("Async daemon started in {} mode with {}", settings.getMode(), context.partitionedByTenant()
                 ? appliers.size() + " projections per tenant" : shards.size() + " shards");
     }
@@ -361,6 +370,11 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 return;
             }
             running = false;
+            try {
+                observedByMetrics.close();
+            } catch (Exception e) {
+                LOG.warn("Could not unregister the daemon's gauges", e);
+            }
         }
         supervisor.stop();
         polling.stop();
@@ -431,6 +445,13 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 on ? polling.sinceLastRun() : Duration.ZERO, problems);
         heal();
         return status;
+    }
+
+    /** The state the gauges read at each collection: no healing, no database work. */
+    private DaemonStatus observedStatus() {
+        List<ShardStatus> statuses = new ArrayList<>();
+        shards.values().forEach(agent -> statuses.add(agent.status()));
+        return new DaemonStatus(settings.getMode(), running, markStatus(), statuses);
     }
 
     /** What keeps the daemon from healing by itself, each naming what and how long. */
@@ -684,6 +705,78 @@ public final class AsyncDaemon implements ProjectionDaemon {
         agent.stop(settings.getStopAndDrainTimeout());
         if (running) {
             agent.start();
+        }
+    }
+
+    @Override
+    public void hold(String shardName) {
+        ShardAgent agent = agentFor(shardName);
+        if (!agent.hold(settings.getStopAndDrainTimeout())) {
+            LOG.warn("Shard {} was held past the drain bound: its page in flight was cancelled and is re-processed"
+                    + " when it restarts", shardName);
+        }
+    }
+
+    @Override
+    public Map<String, Long> deadLetterCounts() {
+        Map<String, Long> counts = new TreeMap<>();
+        try {
+            for (TenantDatabases.Database database : context.databases().all()) {
+                DeadLetterRows.count(parts, database.dataSource(), counts);
+            }
+        } catch (SQLException e) {
+            throw new DatabaseException("could not count the dead letters: " + e.getMessage(), e);
+        }
+        return counts;
+    }
+
+    @Override
+    public List<DeadLetterEvent> deadLetters(String shardName, long afterId, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("a page of dead letters holds at least one; limit was " + limit);
+        }
+        ShardAgent agent = agentFor(shardName);
+        try {
+            return DeadLetterRows.page(parts, agent.partition().database().dataSource(), agent.name(), afterId,
+                    limit);
+        } catch (SQLException e) {
+            throw new DatabaseException("could not read the dead letters of " + agent.name() + ": " + e.getMessage(),
+                    e);
+        }
+    }
+
+    @Override
+    public boolean discardDeadLetter(String shardName, long deadLetterId) {
+        ShardAgent agent = agentFor(shardName);
+        try {
+            boolean deleted = context.transactions().inTransaction(agent.partition().database().dataSource(),
+                    c -> DeadLetterRows.delete(c, parts, agent.name(), deadLetterId));
+            if (deleted) {
+                LOG.info("Dead letter {} of shard {} was discarded", deadLetterId, agent.name());
+            }
+            return deleted;
+        } catch (SQLException e) {
+            throw new DatabaseException("could not discard dead letter " + deadLetterId + " of " + agent.name()
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void replayDeadLetter(String shardName, long deadLetterId) {
+        ShardAgent agent = agentFor(shardName);
+        if (agent.state() == ShardState.STOPPED) {
+            throw new IllegalStateException("shard " + agent.name() + " does not run on this node"
+                    + (settings.getMode() == DaemonMode.HOT_COLD ? " (HotCold: replay on the node that holds it)"
+                    : " (the daemon is stopped)"));
+        }
+        try {
+            DeadLetterEvent dead = DeadLetterRows.one(parts, agent.partition().database().dataSource(), agent.name(),
+                    deadLetterId).orElseThrow(() -> new IllegalArgumentException("shard " + agent.name()
+                    + " has no dead letter " + deadLetterId));
+            agent.replay(dead, settings.getStopAndDrainTimeout());
+        } catch (SQLException e) {
+            throw new DatabaseException("could not replay dead letter " + deadLetterId + " of " + agent.name()
+                    + ": " + e.getMessage(), e);
         }
     }
 

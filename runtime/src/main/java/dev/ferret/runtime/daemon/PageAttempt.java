@@ -1,5 +1,6 @@
 package dev.ferret.runtime.daemon;
 
+import dev.ferret.EventEnvelope;
 import dev.ferret.daemon.ChangeSet;
 import dev.ferret.runtime.projections.PageBatch;
 import java.time.OffsetDateTime;
@@ -27,6 +28,12 @@ final class PageAttempt {
     boolean appendedEvents;
     /** Set when the page's work returned inside its transaction: a failure after it may hide a commit. */
     boolean reachedCommit;
+    /** The events the page applied, for the metrics once it committed. */
+    List<EventEnvelope> events = List.of();
+    /** How many dead letters the page wrote. */
+    int deadLetters;
+    /** The time source's reading when the page started loading. */
+    long startedNanos;
 
     PageAttempt(long floor, long end, OffsetDateTime stamp, boolean silent, boolean warmingUp) {
         this.floor = floor;

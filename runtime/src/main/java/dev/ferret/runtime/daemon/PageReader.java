@@ -55,17 +55,33 @@ final class PageReader {
         }
     }
 
+    /**
+     * The page of the one event at store-wide {@code sequence}, whatever the partition, for a dead letter's replay:
+     * empty when the projection no longer wants its type or the event is gone.
+     */
+    LoadedPage loadEvent(long sequence) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            return read(c, sql.loadPage(), false, sequence - 1, sequence, 1);
+        }
+    }
+
     private LoadedPage read(Connection c, long from, long to, int limit) throws SQLException {
+        boolean perTenant = partition.perTenant();
+        return read(c, perTenant ? sql.loadTenantPage() : sql.loadPage(), perTenant, from, to, limit);
+    }
+
+    private LoadedPage read(Connection c, String statement, boolean perTenant, long from, long to, int limit)
+            throws SQLException {
         List<EventEnvelope> events = new ArrayList<>();
         List<DeadLetter> unreadable = new ArrayList<>();
-        Map<Long, Long> tenantNumbers = partition.perTenant() ? new HashMap<>() : Map.of();
+        Map<Long, Long> tenantNumbers = perTenant ? new HashMap<>() : Map.of();
         long lastRow = from;
         int rows = 0;
         // a tenant's page is read in its own sequence, which rides in a ninth column; the store's in seq_id
-        int position = partition.perTenant() ? EventRows.TENANT_SEQUENCE : EventRows.SEQUENCE;
-        try (PreparedStatement ps = c.prepareStatement(partition.perTenant() ? sql.loadTenantPage() : sql.loadPage())) {
+        int position = perTenant ? EventRows.TENANT_SEQUENCE : EventRows.SEQUENCE;
+        try (PreparedStatement ps = c.prepareStatement(statement)) {
             int i = 1;
-            if (partition.perTenant()) {
+            if (perTenant) {
                 ps.setString(i++, partition.tenantId());
             }
             ps.setLong(i++, from);
@@ -75,7 +91,7 @@ final class PageReader {
                 while (rs.next()) {
                     rows++;
                     lastRow = rs.getLong(position);
-                    if (partition.perTenant()) {
+                    if (perTenant) {
                         tenantNumbers.put(rs.getLong(EventRows.SEQUENCE), lastRow);
                     }
                     String alias = rs.getString(EventRows.TYPE);

@@ -44,6 +44,25 @@ final class PageWriter {
         boolean cancelledByDrain();
     }
 
+    private static final long NO_DEAD_LETTER = -1;
+
+    /** A replay's side of the drain: the loop is stopped, so nothing cancels it. */
+    private static final InFlight NOT_IN_FLIGHT = new InFlight() {
+        @Override
+        public void connected(Connection connection) {
+        }
+
+        @Override
+        public boolean stopping() {
+            return false;
+        }
+
+        @Override
+        public boolean cancelledByDrain() {
+            return false;
+        }
+    };
+
     private final String name;
     private final ProjectionApplier applier;
     private final LogPartition partition;
@@ -93,21 +112,35 @@ final class PageWriter {
      * {@code attempt}. {@code inFlight} is the agent's side of the drain.
      */
     Void write(LoadedPage page, PageAttempt attempt, InFlight inFlight) throws SQLException {
-        boolean skip = skipApplyErrors;
+        return write(page, attempt, inFlight, skipApplyErrors, NO_DEAD_LETTER);
+    }
+
+    /**
+     * Applies the one event of {@code page} again for the dead letter {@code deadLetterId}, with its documents and
+     * side effects, deleting the dead letter in the same transaction; the progression stays. Called with the shard's
+     * page loop stopped; a failure to apply throws and leaves the dead letter.
+     */
+    Void replay(LoadedPage page, PageAttempt attempt, long deadLetterId) throws SQLException {
+        return write(page, attempt, NOT_IN_FLIGHT, false, deadLetterId);
+    }
+
+    private Void write(LoadedPage page, PageAttempt attempt, InFlight inFlight, boolean skip, long deadLetterId)
+            throws SQLException {
         boolean silent = attempt.silent;
         OffsetDateTime now = attempt.stamp;
         // what the appends of raised events leave to do once the transaction ended (the append fence's release)
         List<Runnable> afterTransaction = new ArrayList<>();
         try {
-            return writeInTransaction(page, attempt, skip, silent, now, afterTransaction, inFlight);
+            return writeInTransaction(page, attempt, skip, silent, now, afterTransaction, inFlight, deadLetterId);
         } finally {
             afterTransaction.forEach(Runnable::run);
         }
     }
 
     private Void writeInTransaction(LoadedPage page, PageAttempt attempt, boolean skip, boolean silent,
-                                    OffsetDateTime now, List<Runnable> afterTransaction, InFlight inFlight)
-            throws SQLException {
+                                    OffsetDateTime now, List<Runnable> afterTransaction, InFlight inFlight,
+                                    long deadLetterId) throws SQLException {
+        boolean replaying = deadLetterId != NO_DEAD_LETTER;
         return context.transactions().inTransaction(dataSource, c -> {
             attempt.reachedCommit = false;
             attempt.outboxWritten = Map.of();
@@ -131,7 +164,9 @@ final class PageWriter {
                 throw new SQLException("shard " + name + " was cancelled before its page wrote");
             }
             PageBatch batch = new PageBatch(context, c, new DocumentChanges(), partition.database());
-            if (snapshots != null) {
+            // a replayed event is out of the shard's order: it reads and writes past the cache, which the restart
+            // after it drops
+            if (snapshots != null && !replaying) {
                 snapshots.beginPage(page.floor());
                 batch.readingThrough(snapshots);
             }
@@ -170,7 +205,12 @@ final class PageWriter {
                     attempt.appendedEvents = true;
                 }
             }
-            if (!progression.advance(c, name, page.floor(), page.end(), now)) {
+            if (replaying) {
+                if (!DeadLetterRows.delete(c, parts, name, deadLetterId)) {
+                    throw new IllegalStateException("dead letter " + deadLetterId + " of shard " + name
+                            + " was replayed or discarded meanwhile; nothing was applied");
+                }
+            } else if (!progression.advance(c, name, page.floor(), page.end(), now)) {
                 throw new ProgressionConflictException(name, page.floor());
             }
             if (inFlight.cancelledByDrain()) {
@@ -178,6 +218,8 @@ final class PageWriter {
                 throw new SQLException("shard " + name + " was cancelled at the drain bound before its page committed");
             }
             attempt.changeSets = changeSets;
+            attempt.events = page.events();
+            attempt.deadLetters = deadLetters.size();
             attempt.reachedCommit = true;
             return null;
         });

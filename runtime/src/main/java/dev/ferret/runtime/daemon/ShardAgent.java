@@ -2,6 +2,7 @@ package dev.ferret.runtime.daemon;
 
 import dev.ferret.daemon.ApplyFailedException;
 import dev.ferret.daemon.DaemonMode;
+import dev.ferret.daemon.DeadLetterEvent;
 import dev.ferret.daemon.ProgressionConflictException;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
@@ -317,7 +318,7 @@ final class ShardAgent {
         }
         leaveBudgetLine();
         synchronized (this) {
-            if (state != ShardState.PAUSED) {
+            if (state != ShardState.PAUSED && state != ShardState.HELD) {
                 transition(ShardState.STOPPED);
             }
         }
@@ -345,6 +346,55 @@ final class ShardAgent {
     boolean stop(Duration timeout) {
         requestStop();
         return awaitStop(deadlineAfter(timeout, time));
+    }
+
+    /**
+     * An operator's pause: drains the page in flight within {@code timeout} like a stop, then stays
+     * {@link ShardState#HELD} (no error) until the next {@link #start}. Returns whether the page drained in time.
+     */
+    boolean hold(Duration timeout) {
+        boolean drained = stop(timeout);
+        synchronized (this) {
+            error = null;
+            transition(ShardState.HELD);
+        }
+        parts.board().changed();
+        LOG.info("Shard {} is held by an operator at {}", name, floor);
+        return drained;
+    }
+
+    /**
+     * Applies the event of the dead letter {@code dead} again (see {@link PageWriter#replay}), with the page loop
+     * stopped within {@code timeout} meanwhile and started again after when it was running; a held or paused shard
+     * stays so. Its after-commit work (listeners, outbox delivery, raised events) runs as a page's does.
+     */
+    void replay(DeadLetterEvent dead, Duration timeout) throws SQLException {
+        ShardState before = state();
+        if (before == ShardState.REBUILDING) {
+            throw new IllegalStateException("shard " + name + " is rebuilding; replay its dead letters after");
+        }
+        boolean looping = before == ShardState.RUNNING || before == ShardState.RETRYING;
+        if (looping) {
+            stop(timeout);
+        }
+        try {
+            LoadedPage page = reader.loadEvent(dead.sequence());
+            PageAttempt attempt = new PageAttempt(page.floor(), page.end(),
+                    OffsetDateTime.now(context.clock()).truncatedTo(ChronoUnit.MILLIS), false, false);
+            attempt.startedNanos = time.nanoTime();
+            writer.replay(page, attempt, dead.id());
+            LOG.info("Shard {} applied dead letter {} (sequence {}) again", name, dead.id(), dead.sequence());
+            listeners.postCommit(attempt.batch);
+            if (attempt.appendedEvents) {
+                parts.eventsRaised().run();
+            }
+            listeners.afterCommit(attempt.changeSets);
+            outbox.committed(attempt.outboxWritten);
+        } finally {
+            if (looping) {
+                start();
+            }
+        }
     }
 
     /** The drain deadline {@code timeout} from now on {@code time}; {@code Long.MAX_VALUE} for no bound. */
@@ -525,6 +575,7 @@ final class ShardAgent {
             retryDueNanos = time.nanoTime() + delay.toNanos();
         }
         LOG.warn("Shard {} backs off ({}); retrying in {}", name, e.toString(), delay);
+        parts.metrics().retried(name);
         try {
             parts.scheduler().schedule(this::wake, delay.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException refused) {
@@ -559,6 +610,7 @@ final class ShardAgent {
         PageAttempt attempt;
         LoadedPage page;
         boolean done = false;
+        long startedNanos = time.nanoTime();
         try {
             long from = floor;
             page = parts.limits().loading(partition.database(),
@@ -567,6 +619,7 @@ final class ShardAgent {
             // millisecond precision survives every engine's timestamp column, so the stamp reads back equal
             attempt = new PageAttempt(page.floor(), page.end(),
                     OffsetDateTime.now(context.clock()).truncatedTo(ChronoUnit.MILLIS), silent, warmingUp);
+            attempt.startedNanos = startedNanos;
             PageAttempt writing = attempt;
             try {
                 parts.limits().writing(partition.database(), () -> writer.write(page, writing, new InFlight()));
@@ -639,6 +692,11 @@ final class ShardAgent {
         pageCommitted = true;
         pageConnection = null;
         lastCommitNanos = time.nanoTime();
+        parts.metrics().pageCommitted(name, attempt.events, Duration.ofNanos(lastCommitNanos - attempt.startedNanos),
+                attempt.stamp, attempt.silent);
+        if (attempt.deadLetters > 0) {
+            parts.metrics().deadLettered(name, attempt.deadLetters);
+        }
         writer.committed(attempt);
         PageBatch batch = attempt.batch;
         if (batch != null) {

@@ -5,6 +5,7 @@ import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.OutboxSql;
+import dev.ferret.runtime.metrics.DaemonMetrics;
 import dev.ferret.runtime.progression.ProgressionRows;
 import dev.ferret.runtime.retry.TransientRetry;
 import dev.ferret.runtime.time.TimeSource;
@@ -18,11 +19,13 @@ import java.util.concurrent.ScheduledExecutorService;
  * An agent never sees the daemon: what it must tell the daemon goes through {@link #eventsRaised}.
  *
  * @param eventsRaised   called after a page appended raised events: re-arms the daemon's loops if one was lost
+ * @param metrics        what the agents report their pages, retries and dead letters to
  */
 record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, OutboxSql outboxSql,
                   ProgressionRows progression, DaemonExecutors executors, LoadBudget budget, DatabaseLimits limits,
                   ProgressBoard board, List<AsyncListener> listeners, TransientRetry.Factory retries,
-                  StoreSessions sessions, LogMarks marks, TimeSource time, Runnable eventsRaised) {
+                  StoreSessions sessions, LogMarks marks, TimeSource time, Runnable eventsRaised,
+                  DaemonMetrics metrics) {
 
     ExecutorService workers() {
         return executors.workers();

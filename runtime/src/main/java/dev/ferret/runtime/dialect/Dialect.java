@@ -86,6 +86,10 @@ public interface Dialect {
 
     DaemonSql daemonSql(TableNames names);
 
+    default DeadLetterSql deadLetterSql(TableNames names) {
+        return DeadLetterSql.of(names, pagesWithOffsetFetch());
+    }
+
     OutboxSql outboxSql(TableNames names);
 
     /**

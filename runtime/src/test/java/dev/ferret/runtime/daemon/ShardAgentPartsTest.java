@@ -17,6 +17,7 @@ import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
 import dev.ferret.runtime.dialect.DaemonSql;
+import dev.ferret.runtime.metrics.DaemonMetrics;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.TableNames;
 import dev.ferret.runtime.documents.DocumentMappings;
@@ -86,7 +87,7 @@ class ShardAgentPartsTest {
                         new LoadBudget(settings.getTenantLoadBudget(), settings.getTenantLoadMemoryThreshold()),
                         new DatabaseLimits(context.databases(), settings, TimeSource.SYSTEM),
                         new ProgressBoard(TimeSource.SYSTEM), List.of(), TransientRetry.RESILIENCE4J, NO_SESSIONS,
-                        marks, TimeSource.SYSTEM, () -> { });
+                        marks, TimeSource.SYSTEM, () -> { }, DaemonMetrics.NONE);
                 LogPartition whole = new LogPartition(null, context.databases().main());
                 ShardAgent agent = new ShardAgent("Tally:All", ProjectionApplier.of(tallySnapshot(), context), whole,
                         parts);

@@ -55,6 +55,7 @@ class DialectGoldenTest {
         addRecord(statements, "documents.", dialect.documentSql(names, "order_summary"));
         addRecord(statements, "daemon.", dialect.daemonSql(names));
         addRecord(statements, "outbox.", dialect.outboxSql(names));
+        addRecord(statements, "deadLetters.", dialect.deadLetterSql(names));
         statements.put("documents.jsonText(customer.address.city)",
                 dialect.jsonText(names, List.of("customer", "address", "city")));
         statements.put("documents.jsonNumber(total)", dialect.jsonNumber(names, List.of("total")));

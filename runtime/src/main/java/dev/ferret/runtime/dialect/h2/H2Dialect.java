@@ -5,6 +5,7 @@ import dev.ferret.IdLimits;
 import dev.ferret.StoreOptions;
 import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.DaemonSql;
+import dev.ferret.runtime.dialect.DeadLetterSql;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.ValueKind;
 import dev.ferret.runtime.dialect.DocumentIndexSql;
@@ -220,7 +221,7 @@ public final class H2Dialect implements Dialect {
                 "CREATE INDEX IF NOT EXISTS " + t.schema() + "." + t.constraint("ix", "outbox_pending") + " ON "
                         + t.outbox() + " (shard, delivered_at, id)"));
         List<SchemaObject> objects = new ArrayList<>(List.of(events, streams, tenantSequences, progression,
-                deadLetters, outbox, shardLocks, jsonText));
+                deadLetters, outbox, shardLocks, jsonText, DeadLetterSql.shardIndex(t)));
         objects.addAll(SchemaObject.eventMetadataColumns(t, (column, definition) -> "ALTER TABLE " + t.events()
                 + " ADD COLUMN " + column + " " + definition, ID_COLUMN, "JSON", correlationIndex(t)));
         return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(), "", "", objects);

@@ -5,6 +5,7 @@ import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
 import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.DaemonSql;
+import dev.ferret.runtime.dialect.DeadLetterSql;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.ValueKind;
 import dev.ferret.runtime.dialect.DocumentIndexSql;
@@ -191,7 +192,7 @@ public final class PostgresDialect implements Dialect {
                 "CREATE OR REPLACE FUNCTION " + jsonInstantFunction(t) + "(text) RETURNS timestamptz"
                         + " LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURNS NULL ON NULL INPUT AS $$SELECT $1::timestamptz$$"));
         List<SchemaObject> objects = new ArrayList<>(List.of(events, streams, tenantSequences, progression,
-                deadLetters, outbox, jsonInstant));
+                deadLetters, outbox, jsonInstant, DeadLetterSql.shardIndex(t)));
         objects.addAll(SchemaObject.eventMetadataColumns(t, (column, definition) -> "ALTER TABLE " + t.events()
                 + " ADD COLUMN IF NOT EXISTS " + column + " " + definition, ID_COLUMN, "jsonb", correlationIndex(t)));
         return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(), MIGRATION_LOCK, "", objects);

@@ -6,6 +6,7 @@ import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
 import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.DaemonSql;
+import dev.ferret.runtime.dialect.DeadLetterSql;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.ValueKind;
 import dev.ferret.runtime.dialect.DocumentIndexSql;
@@ -211,7 +212,10 @@ public final class SqlServerDialect implements Dialect {
                         + " (shard, delivered_at, id)"));
         // CREATE SCHEMA must be alone in its batch, hence EXEC
         List<SchemaObject> objects = new ArrayList<>(List.of(events, streams, tenantSequences, progression,
-                deadLetters, outbox));
+                deadLetters, outbox, DeadLetterSql.shardIndex(t, "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'"
+                        + t.constraint("ix", "dead_letters_shard") + "' AND object_id = OBJECT_ID(N'" + t.deadLetters()
+                        + "'))\n" + "CREATE INDEX " + t.constraint("ix", "dead_letters_shard") + " ON " + t.deadLetters()
+                        + " (projection, id)")));
         objects.addAll(SchemaObject.eventMetadataColumns(t, (column, definition) -> addEventColumn(t, column,
                 definition), ID_COLUMN + " NULL", "NVARCHAR(MAX) NULL CONSTRAINT " + t.constraint("ck", "events_headers")
                 + " CHECK (ISJSON(headers) = 1)", correlationIndex(t)));

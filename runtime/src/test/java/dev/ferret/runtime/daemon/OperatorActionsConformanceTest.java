@@ -1,0 +1,336 @@
+package dev.ferret.runtime.daemon;
+
+import static dev.ferret.runtime.daemon.DaemonFixtures.fastDaemon;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.ferret.DocumentSession;
+import dev.ferret.DocumentStore;
+import dev.ferret.StoreOptions;
+import dev.ferret.daemon.ApplyFailedException;
+import dev.ferret.daemon.DeadLetterEvent;
+import dev.ferret.daemon.ShardState;
+import dev.ferret.daemon.ShardStatus;
+import dev.ferret.projections.Lifecycle;
+import dev.ferret.projections.Snapshot;
+import dev.ferret.runtime.Ferret;
+import dev.ferret.runtime.StoreSeams;
+import dev.ferret.runtime.daemon.DaemonFixtures.Poison;
+import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
+import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
+import dev.ferret.runtime.metrics.OpenTelemetryMetrics;
+import dev.ferret.runtime.testing.FlakyDataSource;
+import dev.ferret.runtime.testing.TestDatabase;
+import dev.ferret.runtime.testing.TestResources;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.metrics.data.MetricData;
+import io.opentelemetry.sdk.metrics.data.PointData;
+import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
+import dev.ferret.DatabaseEngine;
+import dev.ferret.runtime.dialect.TableNames;
+import dev.ferret.runtime.engines.Dialects;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What an operator does to a running daemon (hold and restart a shard; list, discard and replay its dead letters),
+ * and the metrics it reports, through an OpenTelemetry SDK read in memory.
+ */
+@Tag("conformance")
+class OperatorActionsConformanceTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final String SHARD = "Ledger:All";
+    private static final AttributeKey<String> SHARD_KEY = AttributeKey.stringKey(OpenTelemetryMetrics.SHARD_ATTRIBUTE);
+
+    private final TestResources resources = new TestResources();
+    /** Poison events throw while this is set; per test, so no other test class sees it. */
+    private final AtomicBoolean refusing = new AtomicBoolean(true);
+    private final List<Object> published = new CopyOnWriteArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        resources.close();
+    }
+
+    public record Accepted(String stream, String why) {
+    }
+
+    private Snapshot<Tally> ledger() {
+        return Snapshot.of("Ledger", Tally.class)
+                .create(Tick.class, (id, e) -> new Tally(id, 1, e.n()))
+                .apply(Tick.class, (doc, e) -> new Tally(doc.id(), doc.count() + 1, e.n()))
+                .apply(Poison.class, (doc, e) -> {
+                    if (refusing.get()) {
+                        throw new IllegalStateException("refused: " + e.why());
+                    }
+                    return new Tally(doc.id(), doc.count() + 100, doc.lastTick());
+                })
+                .raiseSideEffects((doc, event, effects) -> {
+                    if (event.data() instanceof Poison poison) {
+                        effects.publish(new Accepted(doc.id(), poison.why()));
+                    }
+                });
+    }
+
+    private StoreOptions options(TestDatabase db) {
+        StoreOptions options = fastDaemon(db);
+        options.daemon().skipApplyErrors(true);
+        options.projections().add(ledger(), Lifecycle.ASYNC).sideEffectPublisher(published::add);
+        return options;
+    }
+
+    private static void append(DocumentStore store, String stream, Object... events) {
+        try (DocumentSession session = store.openSession()) {
+            session.events().append(stream, events);
+            session.saveChanges();
+        }
+    }
+
+    private static long count(DocumentStore store, String id) {
+        return store.querySession().load(Tally.class, id).map(Tally::count).orElse(0L);
+    }
+
+    private static ShardStatus shard(DocumentStore store) {
+        return store.daemon().status().shard(SHARD).orElseThrow();
+    }
+
+    @Test
+    void aHeldShardAppliesNothingStaysHealthyAndResumesWhereItStoppedOnRestart() {
+        TestDatabase db = resources.database("opshold");
+        DocumentStore store = resources.add(Ferret.createStore(options(db)));
+        append(store, "a", new Tick(1));
+        store.waitForNonStaleProjectionData(WAIT);
+
+        store.daemon().hold(SHARD);
+        append(store, "a", new Tick(2), new Tick(3));
+        long progression = shard(store).progression();
+
+        assertThat(shard(store).state()).isEqualTo(ShardState.HELD);
+        assertThat(shard(store).error()).isNull();
+        assertThat(store.daemon().status().healthy()).isTrue();
+        assertThat(store.daemon().status().live()).isTrue();
+        // the detector moves on while the shard does not: the lag shows the held events
+        await().atMost(WAIT).until(() -> shard(store).lag() == 2);
+        assertThat(shard(store).progression()).isEqualTo(progression);
+        assertThat(count(store, "a")).isEqualTo(1);
+
+        store.daemon().restart(SHARD);
+        store.waitForNonStaleProjectionData(WAIT);
+        assertThat(count(store, "a")).isEqualTo(3);
+        assertThat(shard(store).state()).isEqualTo(ShardState.RUNNING);
+        assertThatThrownBy(() -> store.daemon().hold("Nothing:All"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Nothing:All");
+    }
+
+    @Test
+    void deadLettersAreListedInPagesWithTheirEventCountedAndDiscardedOnce() {
+        TestDatabase db = resources.database("opslist");
+        DocumentStore store = resources.add(Ferret.createStore(options(db)));
+        append(store, "a", new Tick(1), new Poison("first"), new Tick(2));
+        append(store, "b", new Tick(1), new Poison("second"), new Poison("third"));
+        store.waitForNonStaleProjectionData(WAIT);
+
+        assertThat(store.daemon().deadLetterCounts()).isEqualTo(Map.of(SHARD, 3L));
+        List<DeadLetterEvent> first = store.daemon().deadLetters(SHARD, 0, 2);
+        assertThat(first).hasSize(2);
+        List<DeadLetterEvent> rest = store.daemon().deadLetters(SHARD, first.get(1).id(), 2);
+        assertThat(rest).hasSize(1);
+        DeadLetterEvent dead = first.get(0);
+        assertThat(dead.shardName()).isEqualTo(SHARD);
+        assertThat(dead.streamId()).isEqualTo("a");
+        assertThat(dead.sequence()).isEqualTo(store.querySession().fetchStream("a").get(1).sequence());
+        assertThat(dead.errorType()).isEqualTo(IllegalStateException.class.getName());
+        assertThat(dead.message()).isEqualTo("refused: first");
+        assertThat(dead.eventJson()).contains("\"why\"").contains("first");
+        assertThat(dead.failedAt()).isNotNull();
+        assertThat(rest.get(0).message()).isEqualTo("refused: third");
+
+        assertThat(store.daemon().discardDeadLetter(SHARD, dead.id())).isTrue();
+        assertThat(store.daemon().discardDeadLetter(SHARD, dead.id())).isFalse();
+        assertThat(store.daemon().deadLetterCounts()).isEqualTo(Map.of(SHARD, 2L));
+        // a discarded event stays in the log and is never applied
+        assertThat(count(store, "a")).isEqualTo(2);
+        assertThatThrownBy(() -> store.daemon().deadLetters(SHARD, 0, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("limit was 0");
+    }
+
+    @Test
+    void aReplayThatFailsKeepsTheDeadLetterAndOneThatSucceedsAppliesTheEventOnceWithItsSideEffects() {
+        TestDatabase db = resources.database("opsreplay");
+        DocumentStore store = resources.add(Ferret.createStore(options(db)));
+        append(store, "a", new Tick(1), new Poison("late"), new Tick(2));
+        store.waitForNonStaleProjectionData(WAIT);
+        DeadLetterEvent dead = store.daemon().deadLetters(SHARD, 0, 10).get(0);
+        long progression = shard(store).progression();
+
+        assertThatThrownBy(() -> store.daemon().replayDeadLetter(SHARD, dead.id()))
+                .isInstanceOf(ApplyFailedException.class).hasMessageContaining("refused: late");
+        assertThat(store.daemon().deadLetters(SHARD, 0, 10)).extracting(DeadLetterEvent::id).containsExactly(dead.id());
+        assertThat(count(store, "a")).isEqualTo(2);
+        assertThat(shard(store).state()).isEqualTo(ShardState.RUNNING);
+
+        refusing.set(false);
+        store.daemon().replayDeadLetter(SHARD, dead.id());
+
+        assertThat(count(store, "a")).isEqualTo(102);
+        assertThat(store.daemon().deadLetterCounts()).isEmpty();
+        // the loop starts again from the persisted progression, which the replay left where it was
+        await().atMost(WAIT).until(() -> shard(store).progression() == progression);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(published).containsExactly(new Accepted("a", "late")));
+        assertThatThrownBy(() -> store.daemon().replayDeadLetter(SHARD, dead.id()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no dead letter " + dead.id());
+
+        // the shard runs on after the replay, from where it was
+        append(store, "a", new Tick(3));
+        store.waitForNonStaleProjectionData(WAIT);
+        assertThat(count(store, "a")).isEqualTo(103);
+        assertThat(shard(store).state()).isEqualTo(ShardState.RUNNING);
+    }
+
+    @Test
+    void aHeldShardStaysHeldAfterAReplay() {
+        TestDatabase db = resources.database("opsheldreplay");
+        DocumentStore store = resources.add(Ferret.createStore(options(db)));
+        append(store, "a", new Tick(1), new Poison("x"));
+        store.waitForNonStaleProjectionData(WAIT);
+        store.daemon().hold(SHARD);
+        refusing.set(false);
+
+        store.daemon().replayDeadLetter(SHARD, store.daemon().deadLetters(SHARD, 0, 1).get(0).id());
+
+        assertThat(count(store, "a")).isEqualTo(101);
+        assertThat(shard(store).state()).isEqualTo(ShardState.HELD);
+    }
+
+    @Test
+    void theDaemonReportsItsPagesRetriesDeadLettersLatencyAndGaugesThroughOpenTelemetry() {
+        TestDatabase db = resources.database("opsmetrics");
+        InMemoryMetricReader reader = InMemoryMetricReader.create();
+        OpenTelemetrySdk sdk = resources.add(OpenTelemetrySdk.builder()
+                .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build()).build());
+        FlakyDataSource flaky = new FlakyDataSource(db.dataSource());
+        StoreOptions options = options(db).dataSource(flaky);
+        Collection<MetricData> metrics;
+        long last;
+        try (DocumentStore store = Ferret.createStore(options,
+                StoreSeams.defaults().withMetrics(new OpenTelemetryMetrics(sdk)))) {
+            append(store, "a", new Tick(1), new Poison("p"), new Tick(2));
+            store.waitForNonStaleProjectionData(WAIT);
+            // one outage of the page workers: the shard backs off at least once, then heals
+            flaky.refuseTo(FlakyDataSource.shardWorkers());
+            append(store, "a", new Tick(3));
+            await().atMost(WAIT).until(() -> shard(store).state() == ShardState.RETRYING);
+            flaky.refuseTo(t -> false);
+            store.waitForNonStaleProjectionData(WAIT);
+            last = store.querySession().fetchStream("a").get(3).sequence();
+            metrics = reader.collectAllMetrics();
+        }
+
+        assertThat(sum(metrics, "ferret.shard.events_applied")).isEqualTo(4);
+        assertThat(sum(metrics, "ferret.shard.pages_committed")).isGreaterThanOrEqualTo(2);
+        assertThat(sum(metrics, "ferret.shard.dead_letters")).isEqualTo(1);
+        assertThat(sum(metrics, "ferret.shard.retries")).isGreaterThanOrEqualTo(1);
+        assertThat(histogramCount(metrics, "ferret.shard.append_to_visible")).isEqualTo(4);
+        assertThat(histogramCount(metrics, "ferret.shard.page.duration"))
+                .isEqualTo(sum(metrics, "ferret.shard.pages_committed"));
+        assertThat(gauge(metrics, "ferret.shard.progression")).isEqualTo(last);
+        assertThat(gauge(metrics, "ferret.shard.lag")).isZero();
+        assertThat(metric(metrics, "ferret.high_water_mark").orElseThrow().getLongGaugeData().getPoints())
+                .singleElement().satisfies(p -> assertThat(p.getValue()).isEqualTo(last));
+        assertThat(metric(metrics, "ferret.high_water_mark.skipped_sequences")).isPresent();
+        // closed, the store's daemon no longer reports its gauges
+        assertThat(metric(reader.collectAllMetrics(), "ferret.shard.lag")).isEmpty();
+    }
+
+    @Test
+    void aPageOfOneShardsDeadLettersReadsTheShardIndexWhateverTheTableHolds() throws SQLException {
+        TestDatabase db = resources.database("opsplan");
+        resources.add(Ferret.createStore(options(db)));
+        int shards = 40;
+        int perShard = 500;
+        try (Connection c = db.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement("INSERT INTO " + db.table("pc_dead_letters")
+                     + " (projection, seq_id, type, tenant_id, exception_type, message, timestamp)"
+                     + " VALUES (?, ?, 'poison', '*DEFAULT*', 'x', 'm', ?)")) {
+            OffsetDateTime now = OffsetDateTime.now();
+            for (int i = 0; i < shards * perShard; i++) {
+                ps.setString(1, "Shard" + i % shards + ":All");
+                ps.setLong(2, i + 1);
+                ps.setObject(3, now);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+        String list = Dialects.of(db.engine()).deadLetterSql(new TableNames(db.schema(), "pc_")).list();
+        String prefix = db.engine() == DatabaseEngine.POSTGRESQL ? "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) "
+                : "EXPLAIN ANALYZE ";
+        StringBuilder plan = new StringBuilder();
+        try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(prefix + list)) {
+            ps.setString(1, "Shard7:All");
+            ps.setLong(2, 0);
+            ps.setInt(3, 50);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    plan.append(rs.getString(1)).append('\n');
+                }
+            }
+        }
+        if (db.engine() == DatabaseEngine.POSTGRESQL) {
+            // the join reads pc_events by its primary key; empty here, the planner may scan it instead
+            assertThat(plan).as(plan.toString()).contains("ix_pc_dead_letters_shard")
+                    .doesNotContain("Seq Scan on pc_dead_letters");
+        } else if (db.engine() == DatabaseEngine.H2) {
+            assertThat(plan.toString().toUpperCase()).as(plan.toString()).contains("IX_PC_DEAD_LETTERS_SHARD");
+            long scanned = 0;
+            Matcher m = Pattern.compile("scanCount: (\\d+)").matcher(plan);
+            while (m.find()) {
+                scanned += Long.parseLong(m.group(1));
+            }
+            assertThat(scanned).as("rows H2 visited, in %s", plan).isLessThan(perShard);
+        }
+        assertThat(resources.add(Ferret.createStore(options(db))).daemon().deadLetterCounts()).hasSize(shards)
+                .containsEntry("Shard7:All", (long) perShard);
+    }
+
+    private static Optional<MetricData> metric(Collection<MetricData> metrics, String name) {
+        return metrics.stream().filter(m -> m.getName().equals(name)).findFirst();
+    }
+
+    private static long sum(Collection<MetricData> metrics, String name) {
+        return metric(metrics, name).orElseThrow(() -> new AssertionError("no metric " + name)).getLongSumData()
+                .getPoints().stream().filter(p -> SHARD.equals(shardOf(p))).mapToLong(p -> p.getValue()).sum();
+    }
+
+    private static long histogramCount(Collection<MetricData> metrics, String name) {
+        return metric(metrics, name).orElseThrow(() -> new AssertionError("no metric " + name)).getHistogramData()
+                .getPoints().stream().filter(p -> SHARD.equals(shardOf(p))).mapToLong(p -> p.getCount()).sum();
+    }
+
+    private static long gauge(Collection<MetricData> metrics, String name) {
+        return metric(metrics, name).orElseThrow(() -> new AssertionError("no metric " + name)).getLongGaugeData()
+                .getPoints().stream().filter(p -> SHARD.equals(shardOf(p))).findFirst().orElseThrow().getValue();
+    }
+
+    private static String shardOf(PointData point) {
+        return point.getAttributes().get(SHARD_KEY);
+    }
+}
