@@ -615,6 +615,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         long highest = refreshMark(timeout);
         Map<ShardAgent, Long> targets = new LinkedHashMap<>();
         agents.forEach(agent -> targets.put(agent, agent.partition().perTenant() ? marks.markOf(agent.partition()) : highest));
+        targets.forEach(ShardAgent::rebuildTo);
         long total = targets.values().stream().mapToLong(Long::longValue).sum();
         LOG.info("Rebuilding {} over {} sequence positions in {} shards", label, total, agents.size());
         agents.forEach(ShardAgent::start);

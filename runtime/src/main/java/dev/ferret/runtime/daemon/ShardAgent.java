@@ -116,6 +116,8 @@ final class ShardAgent {
     private volatile long floor = -1;
     private volatile Throwable error;
     private volatile boolean rebuilding;
+    /** The progression at which the rebuild in progress ends; written under this monitor. */
+    private volatile long rebuildTarget = Long.MAX_VALUE;
     /** The time source's reading at this node's last commit of the shard; 0 before the first since the start. */
     private volatile long lastCommitNanos;
     /** Since when (time source reading) the supervisor has seen the shard behind its mark; 0 when caught up. */
@@ -426,7 +428,25 @@ final class ShardAgent {
                 + " and will be re-processed by the next owner", name);
     }
 
-    /** With the loop stopped: the next start replays from zero with listeners suppressed. */
+    /**
+     * With the loop stopped: the next start replays from zero with listeners suppressed, until the page that reaches
+     * {@code target} commits; the agent then ends the rebuild itself, so that one whose caller stopped waiting (a
+     * timeout, a console) still goes live when it catches up.
+     */
+    synchronized void rebuildTo(long target) {
+        rebuildTarget = target;
+        resetForRebuild(true);
+    }
+
+    /** The page loop's check after each commit: a rebuild that reached its target ends here. */
+    private void endRebuildAt(long progression) {
+        if (rebuilding && progression >= rebuildTarget) {
+            resetForRebuild(false);
+            LOG.info("Shard {} caught up with its rebuild's target {}; it runs live from here", name, rebuildTarget);
+        }
+    }
+
+    /** With the loop stopped: on, the next start replays from zero with listeners suppressed; off, it runs live. */
     synchronized void resetForRebuild(boolean on) {
         rebuilding = on;
         if (on) {
@@ -720,6 +740,7 @@ final class ShardAgent {
         if (floor == attempt.floor) {
             floor = attempt.end;
         }
+        endRebuildAt(floor);
         parts.board().changed();
     }
 

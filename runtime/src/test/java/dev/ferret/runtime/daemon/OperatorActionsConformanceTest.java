@@ -10,6 +10,7 @@ import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.ApplyFailedException;
 import dev.ferret.daemon.DeadLetterEvent;
+import dev.ferret.daemon.NonStaleTimeoutException;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
 import dev.ferret.projections.Lifecycle;
@@ -45,6 +46,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -65,6 +68,8 @@ class OperatorActionsConformanceTest {
     /** Poison events throw while this is set; per test, so no other test class sees it. */
     private final AtomicBoolean refusing = new AtomicBoolean(true);
     private final List<Object> published = new CopyOnWriteArrayList<>();
+    /** While set, the ledger's ticks wait for it (at most a minute): a rebuild that cannot finish yet. */
+    private volatile CountDownLatch gate;
 
     @AfterEach
     void closeAll() throws Exception {
@@ -77,7 +82,10 @@ class OperatorActionsConformanceTest {
     private Snapshot<Tally> ledger() {
         return Snapshot.of("Ledger", Tally.class)
                 .create(Tick.class, (id, e) -> new Tally(id, 1, e.n()))
-                .apply(Tick.class, (doc, e) -> new Tally(doc.id(), doc.count() + 1, e.n()))
+                .apply(Tick.class, (doc, e) -> {
+                    passGate();
+                    return new Tally(doc.id(), doc.count() + 1, e.n());
+                })
                 .apply(Poison.class, (doc, e) -> {
                     if (refusing.get()) {
                         throw new IllegalStateException("refused: " + e.why());
@@ -87,8 +95,22 @@ class OperatorActionsConformanceTest {
                 .raiseSideEffects((doc, event, effects) -> {
                     if (event.data() instanceof Poison poison) {
                         effects.publish(new Accepted(doc.id(), poison.why()));
+                    } else if (event.data() instanceof Tick tick && tick.n() >= 1000) {
+                        effects.publish(new Accepted(doc.id(), "tick " + tick.n()));
                     }
                 });
+    }
+
+    private void passGate() {
+        CountDownLatch waitFor = gate;
+        try {
+            if (waitFor != null && !waitFor.await(1, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("the test never opened the gate");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted at the gate", e);
+        }
     }
 
     private StoreOptions options(TestDatabase db) {
@@ -259,6 +281,30 @@ class OperatorActionsConformanceTest {
         assertThat(metric(metrics, "ferret.high_water_mark.skipped_sequences")).isPresent();
         // closed, the store's daemon no longer reports its gauges
         assertThat(metric(reader.collectAllMetrics(), "ferret.shard.lag")).isEmpty();
+    }
+
+    @Test
+    void aRebuildWhoseCallerStoppedWaitingEndsByItselfAndTheShardGoesLive() {
+        TestDatabase db = resources.database("opsrebuild");
+        DocumentStore store = resources.add(Ferret.createStore(options(db)));
+        append(store, "a", new Tick(1), new Tick(2), new Tick(1000));
+        store.waitForNonStaleProjectionData(WAIT);
+        await().atMost(WAIT).until(() -> published.size() == 1);
+
+        gate = new CountDownLatch(1);
+        assertThatThrownBy(() -> store.daemon().rebuild("Ledger", Duration.ofMillis(300)))
+                .isInstanceOf(NonStaleTimeoutException.class).hasMessageContaining("goes on in the background");
+        assertThat(shard(store).state()).isEqualTo(ShardState.REBUILDING);
+        gate.countDown();
+        gate = null;
+
+        await().atMost(WAIT).until(() -> shard(store).state() == ShardState.RUNNING);
+        assertThat(count(store, "a")).isEqualTo(3);
+        // the replay published nothing; the event after it is live and does
+        append(store, "a", new Tick(1001));
+        store.waitForNonStaleProjectionData(WAIT);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(published)
+                .containsExactly(new Accepted("a", "tick 1000"), new Accepted("a", "tick 1001")));
     }
 
     @Test
