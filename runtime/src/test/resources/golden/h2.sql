@@ -210,6 +210,9 @@ INSERT INTO PUBLIC.pc_dead_letters (projection, seq_id, event_id, type, tenant_i
 -- daemon.countLiveNodes
 SELECT COUNT(*) FROM PUBLIC.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id > ?
 
+-- daemon.listNodes
+SELECT name, last_seq_id FROM PUBLIC.pc_event_progression WHERE name LIKE 'Node:%'
+
 -- daemon.deleteDeadNodes
 DELETE FROM PUBLIC.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id < ?
 

@@ -217,6 +217,9 @@ INSERT INTO public.pc_dead_letters (projection, seq_id, event_id, type, tenant_i
 -- daemon.countLiveNodes
 SELECT COUNT(*) FROM public.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id > ?
 
+-- daemon.listNodes
+SELECT name, last_seq_id FROM public.pc_event_progression WHERE name LIKE 'Node:%'
+
 -- daemon.deleteDeadNodes
 DELETE FROM public.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id < ?
 

@@ -222,6 +222,9 @@ INSERT INTO dbo.pc_dead_letters (projection, seq_id, event_id, type, tenant_id, 
 -- daemon.countLiveNodes
 SELECT COUNT(*) FROM dbo.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id > ?
 
+-- daemon.listNodes
+SELECT name, last_seq_id FROM dbo.pc_event_progression WHERE name LIKE 'Node:%'
+
 -- daemon.deleteDeadNodes
 DELETE FROM dbo.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id < ?
 

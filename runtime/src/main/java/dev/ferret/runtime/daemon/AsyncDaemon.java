@@ -161,6 +161,26 @@ public final class AsyncDaemon implements ProjectionDaemon {
         return ownership == null ? -1 : ownership.lockSessionId();
     }
 
+    /** This node's name among the HotCold nodes (its heartbeat row); {@code solo} in other modes. */
+    public String nodeName() {
+        return ownership == null ? "solo" : ownership.nodeName();
+    }
+
+    /**
+     * Under HotCold, every node's heartbeat row with the time since its last beat, read now (gone nodes linger until
+     * the clean-up removes them); empty in other modes.
+     */
+    public Map<String, Duration> nodes() {
+        if (ownership == null) {
+            return Map.of();
+        }
+        try {
+            return ownership.nodes();
+        } catch (SQLException e) {
+            throw new DatabaseException("could not read the HotCold nodes' heartbeats: " + e.getMessage(), e);
+        }
+    }
+
     /** The shards this node runs under HotCold (every shard under SOLO). */
     public Set<String> ownedShards() {
         return ownership == null ? shards.keySet() : ownership.heldShards();

@@ -8,6 +8,9 @@ import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.ShardLockSession;
 import dev.ferret.runtime.progression.ProgressionRows;
 import dev.ferret.runtime.time.TimeSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -19,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +52,7 @@ final class ShardOwnership {
     private final StoreContext context;
     private final DaemonSettings settings;
     private final ProgressionRows progression;
+    private final String listNodes;
     private final ScheduledExecutorService scheduler;
     private final TimeSource time;
     private final String nodeRow = "Node:" + UUID.randomUUID();
@@ -65,6 +70,7 @@ final class ShardOwnership {
         this.context = parts.context();
         this.settings = parts.settings();
         this.progression = parts.progression();
+        this.listNodes = parts.sql().listNodes();
         this.scheduler = parts.scheduler();
         this.time = parts.time();
         Duration grace = RearmingLoop.graceOn(settings);
@@ -243,6 +249,25 @@ final class ShardOwnership {
 
     private void heartbeat() throws SQLException {
         progression.raise(context.dataSource(), nodeRow, context.clock().millis(), OffsetDateTime.now(context.clock()));
+    }
+
+    /** This node's heartbeat row name. */
+    String nodeName() {
+        return nodeRow;
+    }
+
+    /** Every node's heartbeat row with the time since its last beat, read now. */
+    Map<String, Duration> nodes() throws SQLException {
+        Map<String, Duration> nodes = new TreeMap<>();
+        long now = context.clock().millis();
+        try (Connection c = context.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(listNodes);
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                nodes.put(rs.getString(1), Duration.ofMillis(Math.max(0, now - rs.getLong(2))));
+            }
+        }
+        return nodes;
     }
 
     private int liveNodes() throws SQLException {

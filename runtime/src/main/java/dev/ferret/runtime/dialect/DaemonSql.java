@@ -20,6 +20,7 @@ package dev.ferret.runtime.dialect;
  * @param raiseMark          (name, last_seq_id, last_updated): creates the row or raises it, never lowers it
  * @param deleteProgression  (name)
  * @param insertDeadLetter   (projection, seq_id, event_id, type, tenant_id, exception_type, message, timestamp)
+ * @param listNodes          () -&gt; name, last beat in epoch millis: every HotCold node's heartbeat row
  * @param deleteDeadNodes    (heartbeat cut-off in epoch millis) removes the heartbeat rows of HotCold nodes gone
  *                           that long
  * @param countLiveNodes     (heartbeat cut-off in epoch millis) -&gt; HotCold nodes whose heartbeat row (a
@@ -33,6 +34,6 @@ package dev.ferret.runtime.dialect;
 public record DaemonSql(String highWaterMark, String listGaps, String loadPage, String tenantMarks,
                         String loadTenantPage, String selectProgression, String selectProgressionStamp,
                         String advanceProgression, String raiseMark, String deleteProgression,
-                        String insertDeadLetter, String countLiveNodes,
+                        String insertDeadLetter, String countLiveNodes, String listNodes,
                         String deleteDeadNodes, String countSequences, String claimSequences) {
 }

@@ -77,6 +77,11 @@ public final class PortableSql {
                 + " message, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
     }
 
+    /** Every HotCold node's heartbeat row: its name and last beat in epoch millis. */
+    public static String listNodes(TableNames t) {
+        return "SELECT name, last_seq_id FROM " + t.progression() + " WHERE name LIKE 'Node:%'";
+    }
+
     public static String countLiveNodes(TableNames t) {
         return "SELECT COUNT(*) FROM " + t.progression() + " WHERE name LIKE 'Node:%' AND last_seq_id > ?";
     }

@@ -9,6 +9,7 @@ import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.ApplyFailedException;
+import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.DeadLetterEvent;
 import dev.ferret.daemon.NonStaleTimeoutException;
 import dev.ferret.daemon.ShardState;
@@ -16,6 +17,7 @@ import dev.ferret.daemon.ShardStatus;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.projections.Snapshot;
 import dev.ferret.runtime.Ferret;
+import dev.ferret.runtime.FerretDocumentStore;
 import dev.ferret.runtime.StoreSeams;
 import dev.ferret.runtime.daemon.DaemonFixtures.Poison;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
@@ -305,6 +307,25 @@ class OperatorActionsConformanceTest {
         store.waitForNonStaleProjectionData(WAIT);
         await().atMost(WAIT).untilAsserted(() -> assertThat(published)
                 .containsExactly(new Accepted("a", "tick 1000"), new Accepted("a", "tick 1001")));
+    }
+
+    @Test
+    void underHotColdEachNodeIsListedWithItsHeartbeatAge() {
+        TestDatabase db = resources.database("opsnodes");
+        StoreOptions options = options(db);
+        options.daemon().mode(DaemonMode.HOT_COLD);
+        FerretDocumentStore first = resources.add(Ferret.createStore(options, StoreSeams.defaults()));
+        StoreOptions secondOptions = options(db);
+        secondOptions.daemon().mode(DaemonMode.HOT_COLD);
+        FerretDocumentStore second = resources.add(Ferret.createStore(secondOptions, StoreSeams.defaults()));
+        AsyncDaemon daemon = (AsyncDaemon) first.daemon();
+        String other = ((AsyncDaemon) second.daemon()).nodeName();
+
+        assertThat(daemon.nodeName()).startsWith("Node:").isNotEqualTo(other);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(daemon.nodes()).containsKeys(daemon.nodeName(), other));
+        assertThat(daemon.nodes().values()).allSatisfy(age -> assertThat(age).isLessThan(WAIT));
+        assertThat(((AsyncDaemon) resources.add(Ferret.createStore(options(resources.database("opssolo")),
+                StoreSeams.defaults())).daemon()).nodes()).isEmpty();
     }
 
     @Test

@@ -373,6 +373,7 @@ public final class H2Dialect implements Dialect {
                 PortableSql.deleteProgression(t),
                 PortableSql.insertDeadLetter(t),
                 PortableSql.countLiveNodes(t),
+                PortableSql.listNodes(t),
                 PortableSql.deleteDeadNodes(t),
                 PortableSql.countSequences(t.events()),
                 "");

@@ -328,6 +328,7 @@ public final class PostgresDialect implements Dialect {
                 PortableSql.deleteProgression(t),
                 PortableSql.insertDeadLetter(t),
                 PortableSql.countLiveNodes(t),
+                PortableSql.listNodes(t),
                 PortableSql.deleteDeadNodes(t),
                 PortableSql.countSequences(t.events()),
                 // every number is tried (no short cut), so a failed claim holds some locks until its rollback

@@ -392,6 +392,7 @@ public final class SqlServerDialect implements Dialect {
                 PortableSql.deleteProgression(t),
                 PortableSql.insertDeadLetter(t),
                 PortableSql.countLiveNodes(t),
+                PortableSql.listNodes(t),
                 PortableSql.deleteDeadNodes(t),
                 // READPAST: a row whose append has not registered it yet is skipped, not waited for; that append
                 // then waits on the claim's applock and finds the mark raised
