@@ -302,7 +302,7 @@ public class FerretExtension implements Extension {
     }
 
     /** MicroProfile Config where it is available, else system properties. */
-    static Optional<String> configValue(String key) {
+    public static Optional<String> configValue(String key) {
         if (present("org.eclipse.microprofile.config.ConfigProvider")) {
             return MpConfig.value(key);
         }

@@ -78,6 +78,15 @@ public final class FerretSettings {
     public static final Key TENANCY_TENANTS = key(tenancyKey("<name>", "tenants"),
             "comma list of the tenant ids that live there", "required per name");
 
+    public static final Key CONSOLE_ENABLED = key("ferret.console.enabled",
+            "boolean: serve the operator's console and its JSON actions in the application", "`false`");
+    public static final Key CONSOLE_PATH = key("ferret.console.path",
+            "path within the application, such as `/ferret-console`", "`/ferret-console`");
+    public static final Key CONSOLE_OPERATOR_ROLE = key("ferret.console.operator-role",
+            "role name: sees the console and runs its actions", "`ferret-operator`");
+    public static final Key CONSOLE_VIEWER_ROLE = key("ferret.console.viewer-role",
+            "role name: sees the console, runs nothing", "`ferret-viewer`");
+
     /** Every key this class reads, in documentation order: its own, then the daemon's. */
     public static final List<Key> KEYS = keys();
 

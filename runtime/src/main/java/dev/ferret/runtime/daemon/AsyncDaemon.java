@@ -181,6 +181,13 @@ public final class AsyncDaemon implements ProjectionDaemon {
         }
     }
 
+    /** Each shard's projection (or subscription) name, by shard name. */
+    public Map<String, String> projectionsOfShards() {
+        Map<String, String> projections = new TreeMap<>();
+        shards.values().forEach(agent -> projections.put(agent.name(), agent.applier().name()));
+        return projections;
+    }
+
     /** The shards this node runs under HotCold (every shard under SOLO). */
     public Set<String> ownedShards() {
         return ownership == null ? shards.keySet() : ownership.heldShards();
