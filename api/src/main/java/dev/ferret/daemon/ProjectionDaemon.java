@@ -44,6 +44,17 @@ public interface ProjectionDaemon {
      */
     void hold(String shardName);
 
+    /**
+     * Restarts a shard that paused on an event its projection refused, sending that event to the dead letters if it
+     * fails again (in the page that applies the events after it, whatever {@code skipApplyErrors} says), where it can
+     * be replayed once the projection is fixed, or discarded.
+     *
+     * @return the sequence of the event skipped
+     * @throws IllegalStateException when the shard is not paused on a refused event
+     * @throws IllegalArgumentException when no shard has that name
+     */
+    long skipFailedEvent(String shardName);
+
     /** How many dead letters each shard has, by shard name; shards with none are absent. */
     Map<String, Long> deadLetterCounts();
 

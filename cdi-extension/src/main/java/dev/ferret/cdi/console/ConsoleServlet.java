@@ -43,6 +43,7 @@ import java.util.logging.Logger;
  *
  * <p>Routes, under the console's path: {@code /} (the page), {@code GET /api/status},
  * {@code GET /api/dead-letters?shard=&after=&limit=}, and {@code POST /api/hold?shard=}, {@code /api/restart?shard=},
+ * {@code /api/skip?shard=} (a shard paused on a refused event restarts past it, sending it to the dead letters),
  * {@code /api/rebuild?projection=[&tenant=]}, {@code /api/replay?shard=&id=}, {@code /api/discard?shard=&id=}.
  *
  * <p>Its state (rates and watched rebuilds) is owned by those two objects, each thread-safe; the servlet holds no
@@ -92,7 +93,7 @@ final class ConsoleServlet extends HttpServlet {
     protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         String route = route(req);
         String action = route.startsWith("/api/") ? route.substring("/api/".length()) : "";
-        if (!List.of("hold", "restart", "rebuild", "replay", "discard").contains(action)) {
+        if (!List.of("hold", "restart", "skip", "rebuild", "replay", "discard").contains(action)) {
             error(resp, 404, "no console action " + route);
             return;
         }
@@ -155,6 +156,8 @@ final class ConsoleServlet extends HttpServlet {
                     daemon.restart(required(req, "shard"));
                     outcome = "restarted";
                 }
+                case "skip" -> outcome = "restarted past sequence " + daemon.skipFailedEvent(required(req, "shard"))
+                        + ", sent to the dead letters";
                 case "rebuild" -> outcome = rebuild(req, store, user);
                 case "replay" -> {
                     daemon.replayDeadLetter(required(req, "shard"), id(req));

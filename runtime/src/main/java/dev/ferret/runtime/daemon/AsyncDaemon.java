@@ -746,6 +746,15 @@ public final class AsyncDaemon implements ProjectionDaemon {
     }
 
     @Override
+    public long skipFailedEvent(String shardName) {
+        ShardAgent agent = agentFor(shardName);
+        if (!running) {
+            throw new IllegalStateException("the daemon is stopped; shard " + agent.name() + " cannot restart");
+        }
+        return agent.skipFailedEvent();
+    }
+
+    @Override
     public Map<String, Long> deadLetterCounts() {
         Map<String, Long> counts = new TreeMap<>();
         try {

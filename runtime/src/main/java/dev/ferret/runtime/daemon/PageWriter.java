@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongPredicate;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -112,7 +113,16 @@ final class PageWriter {
      * {@code attempt}. {@code inFlight} is the agent's side of the drain.
      */
     Void write(LoadedPage page, PageAttempt attempt, InFlight inFlight) throws SQLException {
-        return write(page, attempt, inFlight, skipApplyErrors, NO_DEAD_LETTER);
+        return write(page, attempt, inFlight, NO_DEAD_LETTER);
+    }
+
+    /**
+     * As {@link #write(LoadedPage, PageAttempt, InFlight)}, and the event at {@code skipOnce} (an operator skipped
+     * it) goes to the dead letters if it fails, whatever the policy.
+     */
+    Void write(LoadedPage page, PageAttempt attempt, InFlight inFlight, long skipOnce) throws SQLException {
+        LongPredicate skip = skipApplyErrors ? sequence -> true : sequence -> sequence == skipOnce;
+        return write(page, attempt, inFlight, skip, NO_DEAD_LETTER);
     }
 
     /**
@@ -121,10 +131,10 @@ final class PageWriter {
      * page loop stopped; a failure to apply throws and leaves the dead letter.
      */
     Void replay(LoadedPage page, PageAttempt attempt, long deadLetterId) throws SQLException {
-        return write(page, attempt, NOT_IN_FLIGHT, false, deadLetterId);
+        return write(page, attempt, NOT_IN_FLIGHT, sequence -> false, deadLetterId);
     }
 
-    private Void write(LoadedPage page, PageAttempt attempt, InFlight inFlight, boolean skip, long deadLetterId)
+    private Void write(LoadedPage page, PageAttempt attempt, InFlight inFlight, LongPredicate skip, long deadLetterId)
             throws SQLException {
         boolean silent = attempt.silent;
         OffsetDateTime now = attempt.stamp;
@@ -137,7 +147,7 @@ final class PageWriter {
         }
     }
 
-    private Void writeInTransaction(LoadedPage page, PageAttempt attempt, boolean skip, boolean silent,
+    private Void writeInTransaction(LoadedPage page, PageAttempt attempt, LongPredicate skip, boolean silent,
                                     OffsetDateTime now, List<Runnable> afterTransaction, InFlight inFlight,
                                     long deadLetterId) throws SQLException {
         boolean replaying = deadLetterId != NO_DEAD_LETTER;
@@ -150,7 +160,7 @@ final class PageWriter {
             // one row per (shard, event), however many documents the failing event was routed to
             Set<Long> deadSequences = new HashSet<>();
             for (DeadLetter unreadable : page.unreadable()) {
-                if (!skip) {
+                if (!skip.test(unreadable.sequence())) {
                     throw applyFailed(page, unreadable.sequence(), unreadable.typeName(), unreadable.streamId(),
                             unreadable.error());
                 }
@@ -172,7 +182,7 @@ final class PageWriter {
             }
             try {
                 applier.applyPage(page.floor(), page.end(), page.events(), batch, (event, e) -> {
-                    if (!skip) {
+                    if (!skip.test(event.sequence())) {
                         throw applyFailed(page, event.sequence(), event.typeName(), event.streamId(), e);
                     }
                     if (!deadSequences.add(event.sequence())) {

@@ -116,6 +116,8 @@ final class ShardAgent {
     private volatile long floor = -1;
     private volatile Throwable error;
     private volatile boolean rebuilding;
+    /** The sequence an operator sent to the dead letters when it fails again; -1 for none. */
+    private volatile long skipOnce = -1;
     /** The progression at which the rebuild in progress ends; written under this monitor. */
     private volatile long rebuildTarget = Long.MAX_VALUE;
     /** The time source's reading at this node's last commit of the shard; 0 before the first since the start. */
@@ -363,6 +365,27 @@ final class ShardAgent {
         parts.board().changed();
         LOG.info("Shard {} is held by an operator at {}", name, floor);
         return drained;
+    }
+
+    /**
+     * Restarts a shard paused on an event its projection refused; that event goes to the dead letters in the first
+     * page if it fails again. Returns its sequence.
+     *
+     * @throws IllegalStateException when the shard is not paused on a refused event
+     */
+    long skipFailedEvent() {
+        long sequence;
+        synchronized (this) {
+            if (state != ShardState.PAUSED || !(error instanceof ApplyFailedException failed)) {
+                throw new IllegalStateException("shard " + name + " is " + state + ", not paused on an event its"
+                        + " projection refused" + (error == null ? "" : " (" + error + ")"));
+            }
+            sequence = failed.sequence();
+            skipOnce = sequence;
+        }
+        LOG.warn("Shard {} restarts past sequence {}: an operator sent it to the dead letters", name, sequence);
+        start();
+        return sequence;
     }
 
     /**
@@ -642,7 +665,9 @@ final class ShardAgent {
             attempt.startedNanos = startedNanos;
             PageAttempt writing = attempt;
             try {
-                parts.limits().writing(partition.database(), () -> writer.write(page, writing, new InFlight()));
+                long skipping = skipOnce;
+                parts.limits().writing(partition.database(),
+                        () -> writer.write(page, writing, new InFlight(), skipping));
             } catch (SQLException | RuntimeException e) {
                 if (!writing.reachedCommit || e instanceof ProgressionConflictException) {
                     throw e;
@@ -741,6 +766,9 @@ final class ShardAgent {
             floor = attempt.end;
         }
         endRebuildAt(floor);
+        if (skipOnce >= 0 && attempt.end >= skipOnce) {
+            skipOnce = -1;
+        }
         parts.board().changed();
     }
 

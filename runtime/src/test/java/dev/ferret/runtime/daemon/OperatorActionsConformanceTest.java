@@ -329,6 +329,34 @@ class OperatorActionsConformanceTest {
     }
 
     @Test
+    void aShardPausedOnAPoisonEventSkipsItToTheDeadLettersAndRunsOn() {
+        TestDatabase db = resources.database("opsskip");
+        StoreOptions options = options(db);
+        options.daemon().skipApplyErrors(false);
+        DocumentStore store = resources.add(Ferret.createStore(options));
+        append(store, "a", new Tick(1), new Poison("stuck"), new Tick(2));
+        await().atMost(WAIT).until(() -> shard(store).state() == ShardState.PAUSED);
+        assertThat(shard(store).error()).isInstanceOf(ApplyFailedException.class).hasMessageContaining("stuck");
+        assertThatThrownBy(() -> store.daemon().skipFailedEvent("Nothing:All"))
+                .isInstanceOf(IllegalArgumentException.class);
+        long poison = store.querySession().fetchStream("a").get(1).sequence();
+
+        assertThat(store.daemon().skipFailedEvent(SHARD)).isEqualTo(poison);
+        store.waitForNonStaleProjectionData(WAIT);
+
+        assertThat(shard(store).state()).isEqualTo(ShardState.RUNNING);
+        assertThat(count(store, "a")).isEqualTo(2);
+        List<DeadLetterEvent> dead = store.daemon().deadLetters(SHARD, 0, 10);
+        assertThat(dead).singleElement().satisfies(d -> assertThat(d.sequence()).isEqualTo(poison));
+        assertThatThrownBy(() -> store.daemon().skipFailedEvent(SHARD)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("RUNNING");
+        // the policy is back: the next poison pauses the shard again
+        append(store, "a", new Poison("again"));
+        await().atMost(WAIT).until(() -> shard(store).state() == ShardState.PAUSED);
+        assertThat(store.daemon().discardDeadLetter(SHARD, dead.get(0).id())).isTrue();
+    }
+
+    @Test
     void aPageOfOneShardsDeadLettersReadsTheShardIndexWhateverTheTableHolds() throws SQLException {
         TestDatabase db = resources.database("opsplan");
         resources.add(Ferret.createStore(options(db)));
