@@ -173,7 +173,8 @@ public class FerretStoreLifecycle {
                 ? jta : TransactionRunner.JDBC;
         StoreSeams seams = StoreSeams.defaults()
                 .withTransactions(transactions)
-                .withExecutors(workers -> executors(settings));
+                .withExecutors(workers -> executors(settings))
+                .withMetrics(ContainerTelemetry.metrics());
         if (faultTolerance.isResolvable()) {
             seams = seams.withRetries(faultTolerance.get().factory());
         }
