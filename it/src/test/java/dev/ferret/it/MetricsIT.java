@@ -1,0 +1,156 @@
+package dev.ferret.it;
+
+import static dev.ferret.it.ItServer.war;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.ferret.it.app.ItResource;
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceResponse;
+import io.opentelemetry.proto.common.v1.KeyValue;
+import io.opentelemetry.proto.metrics.v1.Metric;
+import io.opentelemetry.proto.metrics.v1.NumberDataPoint;
+import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
+import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.GZIPInputStream;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The daemon's metrics through the server's MicroProfile Telemetry: the application turns the SDK on and points its
+ * OTLP exporter at a receiver in this test's JVM, which keeps the last data point of every metric of the meter
+ * {@code dev.ferret} it is sent; the test reads the names and values it scraped there.
+ */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+class MetricsIT {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(90);
+    private static final String SHARD = "ItOrder:All";
+    /** The last data point of each metric, by "name|shard". */
+    private static final Map<String, Double> SCRAPED = new ConcurrentHashMap<>();
+    private static final List<String> RECEIVER_ERRORS = new CopyOnWriteArrayList<>();
+    private static HttpServer receiver;
+
+    @Deployment(testable = false)
+    static WebArchive metrics() throws IOException {
+        // up before the deployment: its exporter starts sending as soon as the application starts
+        int port = Integer.parseInt(System.getProperty("it.otlp.port", "14318"));
+        receiver = HttpServer.create(new InetSocketAddress("localhost", port), 16);
+        receiver.setExecutor(Executors.newSingleThreadExecutor());
+        receiver.createContext("/v1/metrics", exchange -> {
+            try (InputStream body = exchange.getRequestBody()) {
+                // WildFly's exporter compresses its requests
+                boolean gzip = "gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"));
+                record(ExportMetricsServiceRequest.parseFrom(gzip ? new GZIPInputStream(body) : body));
+            } catch (IOException | RuntimeException e) {
+                RECEIVER_ERRORS.add(e.toString());
+                exchange.sendResponseHeaders(400, -1);
+                exchange.close();
+                return;
+            }
+            byte[] answer = ExportMetricsServiceResponse.getDefaultInstance().toByteArray();
+            exchange.getResponseHeaders().add("Content-Type", "application/x-protobuf");
+            exchange.sendResponseHeaders(200, answer.length == 0 ? -1 : answer.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(answer);
+            }
+        });
+        receiver.start();
+        return war("ferret-metrics", """
+                ferret.schema=it_metrics
+                ferret.apply-all-database-changes-on-startup=true
+                ferret.daemon.mode=SOLO
+                ferret.daemon.polling-interval=PT0.1S
+                otel.sdk.disabled=false
+                otel.service.name=ferret-it
+                otel.metrics.exporter=otlp
+                otel.traces.exporter=none
+                otel.logs.exporter=none
+                otel.exporter.otlp.protocol=http/protobuf
+                otel.exporter.otlp.metrics.protocol=http/protobuf
+                otel.exporter.otlp.endpoint=http://localhost:%1$d
+                otel.exporter.otlp.metrics.endpoint=http://localhost:%1$d/v1/metrics
+                otel.metric.export.interval=500
+                """.formatted(port)).addPackage(ItResource.class.getPackage());
+    }
+
+    @AfterAll
+    static void stopReceiver() {
+        if (receiver != null) {
+            receiver.stop(0);
+        }
+    }
+
+    private static void record(ExportMetricsServiceRequest request) {
+        for (ResourceMetrics resource : request.getResourceMetricsList()) {
+            for (ScopeMetrics scope : resource.getScopeMetricsList()) {
+                if (!scope.getScope().getName().equals("dev.ferret")) {
+                    continue;
+                }
+                for (Metric metric : scope.getMetricsList()) {
+                    List<NumberDataPoint> points = metric.hasSum() ? metric.getSum().getDataPointsList()
+                            : metric.hasGauge() ? metric.getGauge().getDataPointsList() : List.of();
+                    for (NumberDataPoint point : points) {
+                        double value = point.hasAsInt() ? point.getAsInt() : point.getAsDouble();
+                        SCRAPED.put(metric.getName() + "|" + shard(point.getAttributesList()), value);
+                    }
+                    if (metric.hasHistogram()) {
+                        metric.getHistogram().getDataPointsList().forEach(point -> SCRAPED.put(metric.getName()
+                                + ".count|" + shard(point.getAttributesList()), (double) point.getCount()));
+                    }
+                }
+            }
+        }
+    }
+
+    private static String shard(List<KeyValue> attributes) {
+        return attributes.stream().filter(a -> a.getKey().equals("ferret.shard"))
+                .map(a -> a.getValue().getStringValue()).findFirst().orElse("");
+    }
+
+    @Test
+    void theDaemonsMetricsReachTheExporterWithTheirNamesAndValues() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            assertThat(ItServer.post(ItServer.httpBase() + "/ferret-metrics/api/orders/m-" + i + "?customer=dora")
+                    .statusCode()).isEqualTo(202);
+        }
+        assertThat(ItServer.get(ItServer.httpBase() + "/ferret-metrics/api/orders/m-2?nonStale=true").statusCode())
+                .isEqualTo(200);
+
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (System.nanoTime() < deadline && !(value("ferret.shard.events_applied", SHARD) >= 3
+                && value("ferret.shard.lag", SHARD) == 0 && value("ferret.high_water_mark", "") >= 3)) {
+            Thread.sleep(250);
+        }
+        assertThat(SCRAPED).as("what the exporter sent (the receiver's errors: %s)", RECEIVER_ERRORS).containsKeys(
+                "ferret.shard.events_applied|" + SHARD, "ferret.shard.pages_committed|" + SHARD,
+                "ferret.shard.progression|" + SHARD, "ferret.shard.lag|" + SHARD, "ferret.high_water_mark|",
+                "ferret.high_water_mark.skipped_sequences|", "ferret.shard.page.duration.count|" + SHARD,
+                "ferret.shard.append_to_visible.count|" + SHARD);
+        assertThat(value("ferret.shard.events_applied", SHARD)).isGreaterThanOrEqualTo(3);
+        assertThat(value("ferret.shard.pages_committed", SHARD)).isGreaterThanOrEqualTo(1);
+        assertThat(value("ferret.shard.lag", SHARD)).isZero();
+        assertThat(value("ferret.shard.progression", SHARD)).isEqualTo(value("ferret.high_water_mark", ""));
+        assertThat(value("ferret.shard.append_to_visible.count", SHARD)).isGreaterThanOrEqualTo(3);
+    }
+
+    private static double value(String name, String shard) {
+        return SCRAPED.getOrDefault(name + "|" + shard, -1.0);
+    }
+}
