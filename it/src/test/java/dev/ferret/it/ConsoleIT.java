@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
-import java.io.File;
 import java.io.IOException;
 import java.io.StringReader;
 import java.net.CookieManager;
@@ -28,8 +27,6 @@ import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.importer.ZipImporter;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -66,9 +63,7 @@ class ConsoleIT {
 
     @Deployment(testable = false)
     static WebArchive sample() {
-        File war = new File(System.getProperty("it.sample.war", "target/sample-war/ferret-liberty-sample.war"));
-        assertThat(war).as("the liberty-sample WAR (copied by maven-dependency-plugin)").isFile();
-        return ShrinkWrap.create(ZipImporter.class, "ferret.war").importFrom(war).as(WebArchive.class);
+        return ItServer.sampleWar();
     }
 
     private URI console(String path) throws Exception {

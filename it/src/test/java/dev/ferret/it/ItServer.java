@@ -15,6 +15,7 @@ import java.time.Duration;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.asset.EmptyAsset;
 import org.jboss.shrinkwrap.api.asset.StringAsset;
+import org.jboss.shrinkwrap.api.importer.ZipImporter;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 
 /**
@@ -60,6 +61,16 @@ final class ItServer {
         assertThat(libs).as("jars from target/war-libs").isNotEmpty();
         war.addAsLibraries(libs);
         return war;
+    }
+
+    /**
+     * The liberty-sample WAR as built (copied by maven-dependency-plugin), deployed as {@code ferret.war}: at
+     * {@code /ferret} on Liberty, and on WildFly through its {@code jboss-web.xml}.
+     */
+    static WebArchive sampleWar() {
+        File war = new File(System.getProperty("it.sample.war", "target/sample-war/ferret-liberty-sample.war"));
+        assertThat(war).as("the liberty-sample WAR (copied by maven-dependency-plugin)").isFile();
+        return ShrinkWrap.create(ZipImporter.class, "ferret.war").importFrom(war).as(WebArchive.class);
     }
 
     /** The log from byte {@code from} on. */

@@ -25,8 +25,6 @@ import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.importer.ZipImporter;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -50,9 +48,7 @@ class SampleStatusPageIT {
 
     @Deployment(testable = false)
     static WebArchive sample() {
-        File war = new File(System.getProperty("it.sample.war", "target/sample-war/ferret-liberty-sample.war"));
-        assertThat(war).as("the liberty-sample WAR (copied by maven-dependency-plugin)").isFile();
-        return ShrinkWrap.create(ZipImporter.class, "ferret.war").importFrom(war).as(WebArchive.class);
+        return ItServer.sampleWar();
     }
 
     @Test

@@ -32,6 +32,7 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -224,6 +225,7 @@ final class ConsoleServlet extends HttpServlet {
         long now = System.nanoTime();
         Map<String, Long> deadLetters = daemon.deadLetterCounts();
         Map<String, String> projections = daemon.projectionsOfShards();
+        Set<String> here = daemon.ownedShards();
         Map<String, ShardStatus> byName = new HashMap<>();
         JsonArrayBuilder shards = Json.createArrayBuilder();
         for (ShardStatus shard : status.shards()) {
@@ -235,6 +237,7 @@ final class ConsoleServlet extends HttpServlet {
                     .add("name", shard.name())
                     .add("projection", projections.getOrDefault(shard.name(), shard.name()))
                     .add("state", shard.state().name())
+                    .add("runsHere", here.contains(shard.name()))
                     .add("progression", shard.progression())
                     .add("highWaterMark", shard.highWaterMark())
                     .add("lag", shard.lag())

@@ -231,6 +231,33 @@ class OperatorActionsConformanceTest {
     }
 
     @Test
+    void aReplayWhoseCommitReplyIsLostAppliedOnceAndCannotBeRepeated() {
+        TestDatabase db = resources.database("opsreplaylost");
+        FlakyDataSource flaky = new FlakyDataSource(db.dataSource());
+        DocumentStore store = resources.add(Ferret.createStore(options(db).dataSource(flaky)));
+        append(store, "a", new Tick(1), new Poison("late"));
+        store.waitForNonStaleProjectionData(WAIT);
+        long id = store.daemon().deadLetters(SHARD, 0, 1).get(0).id();
+        refusing.set(false);
+        Thread caller = Thread.currentThread();
+        // the replay's transaction commits on the server; its caller is told it failed
+        flaky.loseCommitReplies(t -> t == caller, 1);
+
+        assertThatThrownBy(() -> store.daemon().replayDeadLetter(SHARD, id)).isInstanceOf(RuntimeException.class);
+        assertThat(flaky.lostReplies()).isEqualTo(1);
+
+        // the dead letter went with the commit: asking again applies nothing twice
+        assertThat(count(store, "a")).isEqualTo(101);
+        assertThatThrownBy(() -> store.daemon().replayDeadLetter(SHARD, id))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no dead letter " + id);
+        assertThat(count(store, "a")).isEqualTo(101);
+        assertThat(shard(store).state()).isEqualTo(ShardState.RUNNING);
+        append(store, "a", new Tick(2));
+        store.waitForNonStaleProjectionData(WAIT);
+        assertThat(count(store, "a")).isEqualTo(102);
+    }
+
+    @Test
     void aHeldShardStaysHeldAfterAReplay() {
         TestDatabase db = resources.database("opsheldreplay");
         DocumentStore store = resources.add(Ferret.createStore(options(db)));
