@@ -35,6 +35,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import java.util.regex.Pattern;
 
 /**
  * The operator's console: one HTML page and the JSON endpoints it calls, which scripts may call too. Reads need the
@@ -63,6 +64,7 @@ final class ConsoleServlet extends HttpServlet {
     /** How long an action's request waits for a rebuild before answering that it goes on. */
     private static final Duration REBUILD_WAIT = Duration.ofMillis(500);
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Pattern CONTROL = Pattern.compile("\\p{Cntrl}");
 
     private final transient ConsoleSettings settings;
     private final transient ShardRates rates = new ShardRates();
@@ -346,12 +348,14 @@ final class ConsoleServlet extends HttpServlet {
         return principal == null ? "anonymous" : principal.getName();
     }
 
+    /** The action's parameters for the audit line, control characters replaced: a caller cannot forge a line. */
     private static String target(HttpServletRequest req) {
         StringBuilder target = new StringBuilder();
         for (String name : List.of("projection", "tenant", "shard", "id")) {
             String value = req.getParameter(name);
             if (value != null) {
-                target.append(target.length() == 0 ? "" : " ").append(name).append('=').append(value);
+                target.append(target.length() == 0 ? "" : " ").append(name).append('=')
+                        .append(CONTROL.matcher(value).replaceAll("?"));
             }
         }
         return target.toString();
