@@ -17,10 +17,11 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.GZIPInputStream;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import org.jboss.arquillian.container.test.api.Deployment;
@@ -42,8 +43,11 @@ class MetricsIT {
 
     private static final Duration PATIENCE = Duration.ofSeconds(90);
     private static final String SHARD = "ItOrder:All";
-    /** The last data point of each metric, by "name|shard". */
-    private static final Map<String, Double> SCRAPED = new ConcurrentHashMap<>();
+    private static final int ORDERS = 3;
+    /** The first export of data points ("name|shard" to value) that shows the orders applied; null until then. */
+    private static final AtomicReference<Map<String, Double>> SETTLED = new AtomicReference<>();
+    /** The last export, for the failure message. */
+    private static final AtomicReference<Map<String, Double>> LAST = new AtomicReference<>(Map.of());
     private static final List<String> RECEIVER_ERRORS = new CopyOnWriteArrayList<>();
     private static HttpServer receiver;
 
@@ -97,7 +101,12 @@ class MetricsIT {
         }
     }
 
+    /**
+     * Keeps the first export that shows the appended orders applied and the shard caught up, whole: the gauges of
+     * one export are read in one collection, so its values agree with one another.
+     */
     private static void record(ExportMetricsServiceRequest request) {
+        Map<String, Double> export = new HashMap<>();
         for (ResourceMetrics resource : request.getResourceMetricsList()) {
             for (ScopeMetrics scope : resource.getScopeMetricsList()) {
                 if (!scope.getScope().getName().equals("dev.ferret")) {
@@ -108,14 +117,19 @@ class MetricsIT {
                             : metric.hasGauge() ? metric.getGauge().getDataPointsList() : List.of();
                     for (NumberDataPoint point : points) {
                         double value = point.hasAsInt() ? point.getAsInt() : point.getAsDouble();
-                        SCRAPED.put(metric.getName() + "|" + shard(point.getAttributesList()), value);
+                        export.put(metric.getName() + "|" + shard(point.getAttributesList()), value);
                     }
                     if (metric.hasHistogram()) {
-                        metric.getHistogram().getDataPointsList().forEach(point -> SCRAPED.put(metric.getName()
+                        metric.getHistogram().getDataPointsList().forEach(point -> export.put(metric.getName()
                                 + ".count|" + shard(point.getAttributesList()), (double) point.getCount()));
                     }
                 }
             }
+        }
+        LAST.set(export);
+        if (export.getOrDefault("ferret.shard.events_applied|" + SHARD, 0.0) >= ORDERS
+                && export.getOrDefault("ferret.shard.lag|" + SHARD, -1.0) == 0) {
+            SETTLED.compareAndSet(null, export);
         }
     }
 
@@ -126,31 +140,34 @@ class MetricsIT {
 
     @Test
     void theDaemonsMetricsReachTheExporterWithTheirNamesAndValues() throws Exception {
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < ORDERS; i++) {
             assertThat(ItServer.post(ItServer.httpBase() + "/ferret-metrics/api/orders/m-" + i + "?customer=dora")
                     .statusCode()).isEqualTo(202);
         }
-        assertThat(ItServer.get(ItServer.httpBase() + "/ferret-metrics/api/orders/m-2?nonStale=true").statusCode())
-                .isEqualTo(200);
+        assertThat(ItServer.get(ItServer.httpBase() + "/ferret-metrics/api/orders/m-" + (ORDERS - 1)
+                + "?nonStale=true").statusCode()).isEqualTo(200);
 
         long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (System.nanoTime() < deadline && !(value("ferret.shard.events_applied", SHARD) >= 3
-                && value("ferret.shard.lag", SHARD) == 0 && value("ferret.high_water_mark", "") >= 3)) {
+        while (SETTLED.get() == null && System.nanoTime() < deadline) {
             Thread.sleep(250);
         }
-        assertThat(SCRAPED).as("what the exporter sent (the receiver's errors: %s)", RECEIVER_ERRORS).containsKeys(
+        Map<String, Double> export = SETTLED.get();
+        assertThat(export).as("an export with the orders applied (the last one: %s; the receiver's errors: %s)",
+                LAST.get(), RECEIVER_ERRORS).isNotNull();
+        assertThat(export).containsKeys(
                 "ferret.shard.events_applied|" + SHARD, "ferret.shard.pages_committed|" + SHARD,
                 "ferret.shard.progression|" + SHARD, "ferret.shard.lag|" + SHARD, "ferret.high_water_mark|",
                 "ferret.high_water_mark.skipped_sequences|", "ferret.shard.page.duration.count|" + SHARD,
                 "ferret.shard.append_to_visible.count|" + SHARD);
-        assertThat(value("ferret.shard.events_applied", SHARD)).isGreaterThanOrEqualTo(3);
-        assertThat(value("ferret.shard.pages_committed", SHARD)).isGreaterThanOrEqualTo(1);
-        assertThat(value("ferret.shard.lag", SHARD)).isZero();
-        assertThat(value("ferret.shard.progression", SHARD)).isEqualTo(value("ferret.high_water_mark", ""));
-        assertThat(value("ferret.shard.append_to_visible.count", SHARD)).isGreaterThanOrEqualTo(3);
+        assertThat(value(export, "ferret.shard.pages_committed", SHARD)).isGreaterThanOrEqualTo(1);
+        assertThat(value(export, "ferret.shard.progression", SHARD)).isGreaterThanOrEqualTo(ORDERS);
+        assertThat(value(export, "ferret.high_water_mark", "")).isGreaterThanOrEqualTo(ORDERS);
+        assertThat(value(export, "ferret.shard.append_to_visible.count", SHARD)).isGreaterThanOrEqualTo(ORDERS);
+        assertThat(value(export, "ferret.shard.page.duration.count", SHARD))
+                .isEqualTo(value(export, "ferret.shard.pages_committed", SHARD));
     }
 
-    private static double value(String name, String shard) {
-        return SCRAPED.getOrDefault(name + "|" + shard, -1.0);
+    private static double value(Map<String, Double> export, String name, String shard) {
+        return export.getOrDefault(name + "|" + shard, -1.0);
     }
 }

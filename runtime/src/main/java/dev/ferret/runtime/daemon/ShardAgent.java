@@ -737,11 +737,6 @@ final class ShardAgent {
         pageCommitted = true;
         pageConnection = null;
         lastCommitNanos = time.nanoTime();
-        parts.metrics().pageCommitted(name, attempt.events, Duration.ofNanos(lastCommitNanos - attempt.startedNanos),
-                attempt.stamp, attempt.silent);
-        if (attempt.deadLetters > 0) {
-            parts.metrics().deadLettered(name, attempt.deadLetters);
-        }
         writer.committed(attempt);
         PageBatch batch = attempt.batch;
         if (batch != null) {
@@ -768,6 +763,12 @@ final class ShardAgent {
         endRebuildAt(floor);
         if (skipOnce >= 0 && attempt.end >= skipOnce) {
             skipOnce = -1;
+        }
+        // after the floor moved: a collection never sees the page's events counted ahead of the progression
+        parts.metrics().pageCommitted(name, attempt.events, Duration.ofNanos(lastCommitNanos - attempt.startedNanos),
+                attempt.stamp, attempt.silent);
+        if (attempt.deadLetters > 0) {
+            parts.metrics().deadLettered(name, attempt.deadLetters);
         }
         parts.board().changed();
     }
