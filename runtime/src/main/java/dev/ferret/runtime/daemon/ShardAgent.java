@@ -116,7 +116,7 @@ final class ShardAgent {
     private volatile long floor = -1;
     private volatile Throwable error;
     private volatile boolean rebuilding;
-    /** The sequence an operator sent to the dead letters when it fails again; -1 for none. */
+    /** The store-wide sequence an operator sent to the dead letters if it fails in the next page; -1: none. */
     private volatile long skipOnce = -1;
     /** The progression at which the rebuild in progress ends; written under this monitor. */
     private volatile long rebuildTarget = Long.MAX_VALUE;
@@ -761,9 +761,9 @@ final class ShardAgent {
             floor = attempt.end;
         }
         endRebuildAt(floor);
-        if (skipOnce >= 0 && attempt.end >= skipOnce) {
-            skipOnce = -1;
-        }
+        // the first page after a skip starts at the refused event, so it has dealt with it (a tenant's page counts
+        // in the tenant's own numbers, the skip in the store's: they are not compared)
+        skipOnce = -1;
         // after the floor moved: a collection never sees the page's events counted ahead of the progression
         parts.metrics().pageCommitted(name, attempt.events, Duration.ofNanos(lastCommitNanos - attempt.startedNanos),
                 attempt.stamp, attempt.silent);

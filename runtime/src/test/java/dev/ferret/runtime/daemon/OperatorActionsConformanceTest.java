@@ -384,6 +384,39 @@ class OperatorActionsConformanceTest {
     }
 
     @Test
+    void aTenantsShardSkipsItsRefusedEventByTheStoreWideSequenceAndPausesOnTheNextOne() {
+        TestDatabase db = resources.database("opsskiptenant");
+        StoreOptions options = options(db);
+        options.daemon().skipApplyErrors(false);
+        options.events().partitionByTenant(true);
+        DocumentStore store = resources.add(Ferret.createStore(options));
+        // the other tenant's events push the store-wide sequence past t2's own numbers
+        for (int i = 0; i < 5; i++) {
+            appendFor(store, "t1", "x", new Tick(i));
+        }
+        appendFor(store, "t2", "b", new Tick(1), new Poison("first"), new Tick(2));
+        String shard = "Ledger:All@t2";
+        await().atMost(WAIT).until(() -> store.daemon().status().shard(shard).orElseThrow().state()
+                == ShardState.PAUSED);
+
+        long skipped = store.daemon().skipFailedEvent(shard);
+        await().atMost(WAIT).until(() -> store.daemon().deadLetterCounts().getOrDefault(shard, 0L) == 1);
+        assertThat(store.daemon().deadLetters(shard, 0, 5)).singleElement()
+                .satisfies(d -> assertThat(d.sequence()).isEqualTo(skipped));
+        appendFor(store, "t2", "b", new Poison("second"));
+        await().atMost(WAIT).until(() -> store.daemon().status().shard(shard).orElseThrow().state()
+                == ShardState.PAUSED);
+        assertThat(store.daemon().deadLetterCounts()).containsEntry(shard, 1L);
+    }
+
+    private static void appendFor(DocumentStore store, String tenant, String stream, Object... events) {
+        try (DocumentSession session = store.openSession(tenant)) {
+            session.events().append(stream, events);
+            session.saveChanges();
+        }
+    }
+
+    @Test
     void aPageOfOneShardsDeadLettersReadsTheShardIndexWhateverTheTableHolds() throws SQLException {
         TestDatabase db = resources.database("opsplan");
         resources.add(Ferret.createStore(options(db)));
