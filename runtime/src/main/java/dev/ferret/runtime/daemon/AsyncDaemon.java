@@ -124,7 +124,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
             pollingLoop.rearmIfOverdue();
             supervisorLoop.rearmIfOverdue();
         };
-        this.parts = new ShardParts(context, settings, sql, context.dialect().outboxSql(context.names()), progression,
+        this.parts = new ShardParts(context, settings, sql, context.dialect().outboxSql(context.names()),
+                context.dialect().deadLetterSql(context.names()), progression,
                 executors, budget, new DatabaseLimits(context.databases(), settings, time), board,
                 List.copyOf(listeners), retries, sessions, marks, time, rearmLoops, metrics);
         this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !appliers.isEmpty()

@@ -1,7 +1,6 @@
 package dev.ferret.runtime.daemon;
 
 import dev.ferret.daemon.DeadLetterEvent;
-import dev.ferret.runtime.dialect.DeadLetterSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,14 +18,10 @@ final class DeadLetterRows {
     private DeadLetterRows() {
     }
 
-    private static DeadLetterSql sql(ShardParts parts) {
-        return parts.context().dialect().deadLetterSql(parts.context().names());
-    }
-
     static List<DeadLetterEvent> page(ShardParts parts, DataSource dataSource, String shard, long afterId, int limit)
             throws SQLException {
         try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(sql(parts).list())) {
+             PreparedStatement ps = c.prepareStatement(parts.deadLetterSql().list())) {
             ps.setString(1, shard);
             ps.setLong(2, afterId);
             ps.setInt(3, limit);
@@ -37,7 +32,7 @@ final class DeadLetterRows {
     static Optional<DeadLetterEvent> one(ShardParts parts, DataSource dataSource, String shard, long id)
             throws SQLException {
         try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(sql(parts).one())) {
+             PreparedStatement ps = c.prepareStatement(parts.deadLetterSql().one())) {
             ps.setString(1, shard);
             ps.setLong(2, id);
             return read(ps).stream().findFirst();
@@ -47,7 +42,7 @@ final class DeadLetterRows {
     /** Adds each shard's count in {@code dataSource} to {@code counts}. */
     static void count(ShardParts parts, DataSource dataSource, Map<String, Long> counts) throws SQLException {
         try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(sql(parts).counts());
+             PreparedStatement ps = c.prepareStatement(parts.deadLetterSql().counts());
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 counts.merge(rs.getString(1), rs.getLong(2), Long::sum);
@@ -57,7 +52,7 @@ final class DeadLetterRows {
 
     /** Deletes one dead letter on {@code c}, in its transaction; whether it was there. */
     static boolean delete(Connection c, ShardParts parts, String shard, long id) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql(parts).delete())) {
+        try (PreparedStatement ps = c.prepareStatement(parts.deadLetterSql().delete())) {
             ps.setString(1, shard);
             ps.setLong(2, id);
             return ps.executeUpdate() == 1;

@@ -4,6 +4,7 @@ import dev.ferret.daemon.AsyncListener;
 import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.dialect.DaemonSql;
+import dev.ferret.runtime.dialect.DeadLetterSql;
 import dev.ferret.runtime.dialect.OutboxSql;
 import dev.ferret.runtime.metrics.DaemonMetrics;
 import dev.ferret.runtime.progression.ProgressionRows;
@@ -22,6 +23,7 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param metrics        what the agents report their pages, retries and dead letters to
  */
 record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, OutboxSql outboxSql,
+                  DeadLetterSql deadLetterSql,
                   ProgressionRows progression, DaemonExecutors executors, LoadBudget budget, DatabaseLimits limits,
                   ProgressBoard board, List<AsyncListener> listeners, TransientRetry.Factory retries,
                   StoreSessions sessions, LogMarks marks, TimeSource time, Runnable eventsRaised,

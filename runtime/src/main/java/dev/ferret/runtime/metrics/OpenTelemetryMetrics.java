@@ -7,6 +7,7 @@ import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.metrics.BatchCallback;
 import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.api.metrics.Meter;
@@ -98,31 +99,28 @@ public final class OpenTelemetryMetrics implements DaemonMetrics {
         deadLetters.add(count, shard(shard));
     }
 
+    /** One callback observes all four from one reading of the status, so their values agree with one another. */
     @Override
     public AutoCloseable observe(Supplier<DaemonStatus> status) {
-        List<AutoCloseable> instruments = List.of(
-                meter.gaugeBuilder("ferret.shard.progression").ofLongs().setUnit("{event}")
-                        .setDescription("The last sequence a shard committed")
-                        .buildWithCallback(m -> eachShard(status, m, false)),
-                meter.gaugeBuilder("ferret.shard.lag").ofLongs().setUnit("{event}")
-                        .setDescription("How far a shard is behind its high water mark")
-                        .buildWithCallback(m -> eachShard(status, m, true)),
-                meter.gaugeBuilder("ferret.high_water_mark").ofLongs().setUnit("{event}")
-                        .setDescription("The sequence below which every event is committed or skipped")
-                        .buildWithCallback(m -> m.record(status.get().highWaterMark().mark())),
-                meter.counterBuilder("ferret.high_water_mark.skipped_sequences").setUnit("{event}")
-                        .setDescription("Sequence numbers the high water mark moved past as holes")
-                        .buildWithCallback(m -> m.record(status.get().highWaterMark().totalSkippedSequences())));
-        return () -> {
-            for (AutoCloseable instrument : instruments) {
-                instrument.close();
+        ObservableLongMeasurement progression = meter.gaugeBuilder("ferret.shard.progression").ofLongs()
+                .setUnit("{event}").setDescription("The last sequence a shard committed").buildObserver();
+        ObservableLongMeasurement lag = meter.gaugeBuilder("ferret.shard.lag").ofLongs().setUnit("{event}")
+                .setDescription("How far a shard is behind its high water mark").buildObserver();
+        ObservableLongMeasurement mark = meter.gaugeBuilder("ferret.high_water_mark").ofLongs().setUnit("{event}")
+                .setDescription("The sequence below which every event is committed or skipped").buildObserver();
+        ObservableLongMeasurement skipped = meter.counterBuilder("ferret.high_water_mark.skipped_sequences")
+                .setUnit("{event}").setDescription("Sequence numbers the high water mark moved past as holes")
+                .buildObserver();
+        BatchCallback callback = meter.batchCallback(() -> {
+            DaemonStatus now = status.get();
+            for (ShardStatus shard : now.shards()) {
+                Attributes attributes = shard(shard.name());
+                progression.record(shard.progression(), attributes);
+                lag.record(shard.lag(), attributes);
             }
-        };
-    }
-
-    private void eachShard(Supplier<DaemonStatus> status, ObservableLongMeasurement measurement, boolean lag) {
-        for (ShardStatus shard : status.get().shards()) {
-            measurement.record(lag ? shard.lag() : shard.progression(), shard(shard.name()));
-        }
+            mark.record(now.highWaterMark().mark());
+            skipped.record(now.highWaterMark().totalSkippedSequences());
+        }, progression, lag, mark, skipped);
+        return callback::close;
     }
 }

@@ -83,6 +83,7 @@ class ShardAgentPartsTest {
                 DaemonExecutors executors = DaemonExecutors.create("parts", 1);
                 LogMarks marks = new LogMarks(context, settings, sql);
                 ShardParts parts = new ShardParts(context, settings, sql, dialect.outboxSql(names),
+                        dialect.deadLetterSql(names),
                         new ProgressionRows(dialect, sql), executors,
                         new LoadBudget(settings.getTenantLoadBudget(), settings.getTenantLoadMemoryThreshold()),
                         new DatabaseLimits(context.databases(), settings, TimeSource.SYSTEM),
