@@ -89,6 +89,9 @@ CREATE ALIAS IF NOT EXISTS PUBLIC.pc_json_text DETERMINISTIC FOR 'dev.ferret.run
 -- schema.index:ix_pc_dead_letters_shard
 CREATE INDEX IF NOT EXISTS ix_pc_dead_letters_shard ON PUBLIC.pc_dead_letters (projection, id)
 
+-- schema.index:ix_pc_outbox_undelivered
+CREATE INDEX IF NOT EXISTS PUBLIC.ix_pc_outbox_undelivered ON PUBLIC.pc_outbox (delivered_at, shard)
+
 -- schema.pc_events.correlation_id[0]
 ALTER TABLE PUBLIC.pc_events ADD COLUMN correlation_id VARCHAR(250)
 
@@ -236,6 +239,9 @@ SELECT COUNT(*), MIN(created) FROM PUBLIC.pc_outbox WHERE shard = ? AND delivere
 
 -- outbox.deleteDelivered
 DELETE FROM PUBLIC.pc_outbox WHERE delivered_at IS NOT NULL AND delivered_at < ?
+
+-- outbox.pendingShards
+SELECT DISTINCT shard FROM PUBLIC.pc_outbox WHERE delivered_at IS NULL
 
 -- deadLetters.list
 SELECT d.id, d.projection, d.seq_id, d.type, d.tenant_id, d.exception_type, d.message, d.timestamp, e.stream_id, e.data FROM PUBLIC.pc_dead_letters d LEFT JOIN PUBLIC.pc_events e ON e.seq_id = d.seq_id WHERE d.projection = ? AND d.id > ? ORDER BY d.projection, d.id LIMIT ?

@@ -87,6 +87,9 @@ CREATE OR REPLACE FUNCTION public.pc_json_instant(text) RETURNS timestamptz LANG
 -- schema.index:ix_pc_dead_letters_shard
 CREATE INDEX IF NOT EXISTS ix_pc_dead_letters_shard ON public.pc_dead_letters (projection, id)
 
+-- schema.index:ix_pc_outbox_undelivered
+CREATE INDEX IF NOT EXISTS ix_pc_outbox_undelivered ON public.pc_outbox (delivered_at, shard)
+
 -- schema.pc_events.correlation_id[0]
 ALTER TABLE public.pc_events ADD COLUMN IF NOT EXISTS correlation_id varchar(250)
 
@@ -246,6 +249,9 @@ SELECT COUNT(*), MIN(created) FROM public.pc_outbox WHERE shard = ? AND delivere
 
 -- outbox.deleteDelivered
 DELETE FROM public.pc_outbox WHERE delivered_at IS NOT NULL AND delivered_at < ?
+
+-- outbox.pendingShards
+SELECT DISTINCT shard FROM public.pc_outbox WHERE delivered_at IS NULL
 
 -- deadLetters.list
 SELECT d.id, d.projection, d.seq_id, d.type, d.tenant_id, d.exception_type, d.message, d.timestamp, e.stream_id, e.data FROM public.pc_dead_letters d LEFT JOIN public.pc_events e ON e.seq_id = d.seq_id WHERE d.projection = ? AND d.id > ? ORDER BY d.projection, d.id LIMIT ?

@@ -99,6 +99,10 @@ CREATE INDEX ix_pc_outbox_pending ON dbo.pc_outbox (shard, delivered_at, id)
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ix_pc_dead_letters_shard' AND object_id = OBJECT_ID(N'dbo.pc_dead_letters'))
 CREATE INDEX ix_pc_dead_letters_shard ON dbo.pc_dead_letters (projection, id)
 
+-- schema.index:ix_pc_outbox_undelivered
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ix_pc_outbox_undelivered' AND object_id = OBJECT_ID(N'dbo.pc_outbox'))
+CREATE INDEX ix_pc_outbox_undelivered ON dbo.pc_outbox (delivered_at, shard)
+
 -- schema.pc_events.correlation_id[0]
 IF COL_LENGTH(N'dbo.pc_events', N'correlation_id') IS NULL
 ALTER TABLE dbo.pc_events ADD correlation_id NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NULL
@@ -251,6 +255,9 @@ SELECT COUNT(*), MIN(created) FROM dbo.pc_outbox WHERE shard = ? AND delivered_a
 
 -- outbox.deleteDelivered
 DELETE FROM dbo.pc_outbox WHERE delivered_at IS NOT NULL AND delivered_at < ?
+
+-- outbox.pendingShards
+SELECT DISTINCT shard FROM dbo.pc_outbox WHERE delivered_at IS NULL
 
 -- deadLetters.list
 SELECT d.id, d.projection, d.seq_id, d.type, d.tenant_id, d.exception_type, d.message, d.timestamp, e.stream_id, e.data FROM dbo.pc_dead_letters d LEFT JOIN dbo.pc_events e ON e.seq_id = d.seq_id WHERE d.projection = ? AND d.id > ? ORDER BY d.projection, d.id OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY

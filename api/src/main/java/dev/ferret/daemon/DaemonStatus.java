@@ -1,6 +1,7 @@
 package dev.ferret.daemon;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -29,20 +30,48 @@ public record DaemonStatus(DaemonMode mode, boolean running, HighWaterMarkStatus
     }
 
     /**
-     * Healthy when the detector reads, the daemon is live, no shard is paused or retrying and no shard's outbox has
-     * kept failing to deliver past its bound.
+     * Healthy when the daemon is {@link #live()} and has no {@link #problems()}: the detector reads, no shard is
+     * paused or retrying and no shard's outbox has kept failing to deliver past its bound.
      */
     public boolean healthy() {
-        return highWaterMark.healthy() && live() && shards.stream()
-                .noneMatch(s -> s.state() == ShardState.PAUSED || s.state() == ShardState.RETRYING
-                        || s.outbox() != null && s.outbox().stuck());
+        return live() && problems().isEmpty();
     }
 
     /**
-     * Live when every loop of the daemon is turning and no shard is paused or stalled: what a liveness probe asks.
-     * A shard retrying a lost database is live (it heals by itself); a paused one needs an operator.
+     * Live when every loop of the daemon is turning and no page is stuck past its bound: what a liveness probe asks,
+     * "would a restart help?". A paused shard, a shard retrying a lost database, a database outage or an outbox
+     * backlog leave it live: a new process would pause at the same event or wait for the same database. Those are
+     * {@link #problems() health problems}, for operators and alerts.
      */
     public boolean live() {
-        return livenessProblems.isEmpty() && shards.stream().noneMatch(s -> s.state() == ShardState.PAUSED);
+        return livenessProblems.isEmpty();
+    }
+
+    /**
+     * Why the daemon is not {@link #healthy()} although a restart would not help, one line each, naming shards and
+     * counts only (never event data, stream ids or error messages): shards paused on an error, shards retrying,
+     * outboxes that keep failing, a high water mark that cannot be read.
+     */
+    public List<String> problems() {
+        List<String> problems = new ArrayList<>();
+        if (!highWaterMark.healthy()) {
+            problems.add("the high water mark cannot be read"
+                    + (highWaterMark.error() == null ? "" : " (" + highWaterMark.error().getClass().getSimpleName()
+                    + ")"));
+        }
+        for (ShardStatus shard : shards) {
+            if (shard.state() == ShardState.PAUSED) {
+                problems.add("shard " + shard.name() + " is paused at " + shard.progression()
+                        + (shard.error() == null ? "" : " (" + shard.error().getClass().getSimpleName() + ")")
+                        + "; restart, skip or fix and redeploy");
+            } else if (shard.state() == ShardState.RETRYING) {
+                problems.add("shard " + shard.name() + " is retrying a transient failure at " + shard.progression());
+            }
+            if (shard.outbox() != null && shard.outbox().stuck()) {
+                problems.add("the outbox of shard " + shard.name() + " has failed to deliver for longer than the"
+                        + " stalled-shard threshold; " + shard.outbox().undelivered() + " messages wait");
+            }
+        }
+        return problems;
     }
 }

@@ -53,4 +53,11 @@ public @interface AsyncProjection {
 
     /** Async (daemon, the default) or inline (inside the appending transaction). */
     Lifecycle lifecycle() default Lifecycle.ASYNC;
+
+    /**
+     * Event types the projection handles, registered when the store starts so that events of a type only this
+     * projection knows read back after a restart. Snapshot and multi-stream projections declare theirs already; an
+     * {@code EventProjection} may also call {@code handles(...)} in its constructor.
+     */
+    Class<?>[] events() default {};
 }

@@ -14,6 +14,7 @@ import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.AnnotatedType;
 import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.enterprise.inject.spi.DeploymentException;
 import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
 import jakarta.enterprise.inject.spi.BeforeShutdown;
 import jakarta.enterprise.inject.spi.Extension;
@@ -51,7 +52,11 @@ public class FerretExtension implements Extension {
     }
 
     /** A checked projection instance with its lifecycle. */
-    public record Registered(Projection projection, Lifecycle lifecycle, String description) {
+    public record Registered(Projection projection, Lifecycle lifecycle, String description,
+                             List<Class<?>> eventTypes) {
+        public Registered {
+            eventTypes = List.copyOf(eventTypes);
+        }
     }
 
     private final Set<String> annotatedTypes = new LinkedHashSet<>();
@@ -213,7 +218,7 @@ public class FerretExtension implements Extension {
                 }
                 projection = (Projection) instance;
             } catch (RuntimeException e) {
-                adv.addDeploymentProblem(new jakarta.enterprise.inject.spi.DeploymentException(f.description() + " could not be created: " + e, e));
+                adv.addDeploymentProblem(new DeploymentException(f.description() + " could not be created: " + e, e));
                 continue;
             }
             if (projection == null) {
@@ -233,7 +238,7 @@ public class FerretExtension implements Extension {
                 continue;
             }
             String key = projection.name() + "@" + projection.version();
-            Registered r = new Registered(projection, a.lifecycle(), f.description());
+            Registered r = new Registered(projection, a.lifecycle(), f.description(), List.of(a.events()));
             Registered previous = byName.putIfAbsent(key, r);
             if (previous != null) {
                 adv.addDeploymentProblem(duplicate(projection.name(), projection.version(), previous.description(),

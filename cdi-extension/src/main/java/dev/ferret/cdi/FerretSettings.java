@@ -56,6 +56,8 @@ public final class FerretSettings {
     public static final Key DATASOURCE = key("ferret.datasource", "JNDI name", "`" + DEFAULT_DATASOURCE + "`");
     public static final Key TRANSACTIONS = key("ferret.transactions", "`jta` \\| `jdbc`",
             "`jta` (`jdbc` for a non-transactional data source)");
+    public static final Key JOIN_CALLERS_TRANSACTION = key("ferret.transactions.join-callers-transaction",
+            "boolean", "`true`: `saveChanges()` joins an active JTA transaction (`false`: its own, as before)");
     public static final Key MANAGED_EXECUTOR = key("ferret.executor.managed-executor", "JNDI name",
             "`" + DEFAULT_MANAGED_EXECUTOR + "`");
     public static final Key MANAGED_SCHEDULED_EXECUTOR = key("ferret.executor.managed-scheduled-executor",
@@ -129,6 +131,7 @@ public final class FerretSettings {
 
     private final String dataSource;
     private final Transactions transactions;
+    private final boolean joinCallersTransaction;
     private final String managedExecutor;
     private final String managedScheduledExecutor;
     private final boolean longRunningHint;
@@ -141,6 +144,7 @@ public final class FerretSettings {
     private FerretSettings(Builder b) {
         this.dataSource = b.dataSource;
         this.transactions = b.transactions;
+        this.joinCallersTransaction = b.joinCallersTransaction;
         this.managedExecutor = b.managedExecutor;
         this.managedScheduledExecutor = b.managedScheduledExecutor;
         this.longRunningHint = b.longRunningHint;
@@ -158,6 +162,7 @@ public final class FerretSettings {
         Builder b = new Builder(lookup);
         b.dataSource = b.string(DATASOURCE.name()).orElse(DEFAULT_DATASOURCE);
         b.transactions = b.enumValue(TRANSACTIONS.name(), Transactions.class).orElse(Transactions.JTA);
+        b.joinCallersTransaction = b.bool(JOIN_CALLERS_TRANSACTION.name()).orElse(true);
         b.managedExecutor = b.string(MANAGED_EXECUTOR.name()).orElse(DEFAULT_MANAGED_EXECUTOR);
         b.managedScheduledExecutor = b.string(MANAGED_SCHEDULED_EXECUTOR.name())
                 .orElse(DEFAULT_MANAGED_SCHEDULED_EXECUTOR);
@@ -206,6 +211,11 @@ public final class FerretSettings {
 
     public Transactions transactions() {
         return transactions;
+    }
+
+    /** Whether a unit of work joins the JTA transaction active on the calling thread. */
+    public boolean joinCallersTransaction() {
+        return joinCallersTransaction;
     }
 
     public String managedExecutor() {
@@ -291,6 +301,7 @@ public final class FerretSettings {
         private final StoreOptions probe = new StoreOptions();
         private String dataSource;
         private Transactions transactions;
+        private boolean joinCallersTransaction;
         private String managedExecutor;
         private String managedScheduledExecutor;
         private boolean longRunningHint;

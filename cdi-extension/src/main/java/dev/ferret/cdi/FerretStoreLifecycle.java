@@ -7,6 +7,7 @@ import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.projections.AggregateProjection;
+import dev.ferret.projections.EventProjection;
 import dev.ferret.projections.Projection;
 import dev.ferret.projections.ProjectionOptions;
 import dev.ferret.runtime.Ferret;
@@ -19,9 +20,13 @@ import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.BeforeDestroyed;
 import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Event;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -47,19 +52,23 @@ public class FerretStoreLifecycle {
     JtaTransactions jta;
 
     @Inject
-    jakarta.enterprise.inject.Instance<FaultToleranceRetries> faultTolerance;
+    Instance<FaultToleranceRetries> faultTolerance;
 
     /** The application's upcasts: beans, typically producer methods, of type {@link EventUpcast}. */
     @Inject
-    jakarta.enterprise.inject.Instance<EventUpcast> upcasts;
+    Instance<EventUpcast> upcasts;
 
     /** The application's document indexes: beans, typically producer methods, of type {@link StoreOptions.DocumentIndex}. */
     @Inject
-    jakarta.enterprise.inject.Instance<StoreOptions.DocumentIndex> documentIndexes;
+    Instance<StoreOptions.DocumentIndex> documentIndexes;
+
+    /** Published side effects go to the application's observers; the options go to its configuring observers. */
+    @Inject
+    Event<Object> events;
 
     /** The application's own source of event metadata, when it has one; the current HTTP request otherwise. */
     @Inject
-    jakarta.enterprise.inject.Instance<EventMetadataSource> metadataSources;
+    Instance<EventMetadataSource> metadataSources;
 
     private volatile FerretDocumentStore store;
     private volatile boolean closed;
@@ -156,21 +165,28 @@ public class FerretStoreLifecycle {
             // so events written before this start read back even before this node appends one of their type
             ProjectionOptions.Registration registration = new ProjectionOptions.Registration(r.projection(),
                     r.lifecycle());
+            List<Class<?>> handled = new ArrayList<>(r.eventTypes());
             for (Projection folding : registration.folding()) {
                 if (folding instanceof AggregateProjection<?, ?> aggregate) {
-                    for (Class<?> eventType : aggregate.handledEventTypes()) {
-                        if (!options.events().byAlias().containsValue(eventType)
-                                && !options.events().byAlias().containsKey(eventType.getSimpleName())) {
-                            options.events().register(eventType);
-                        }
-                    }
+                    handled.addAll(aggregate.handledEventTypes());
+                } else if (folding instanceof EventProjection free) {
+                    handled.addAll(free.handledEventTypes());
+                }
+            }
+            for (Class<?> eventType : handled) {
+                if (!options.events().byAlias().containsValue(eventType)
+                        && !options.events().byAlias().containsKey(eventType.getSimpleName())) {
+                    options.events().register(eventType);
                 }
             }
             options.projections().add(r.projection(), r.lifecycle());
         }
         extension.subscriptions().forEach(options.projections()::subscribe);
-        TransactionRunner transactions = settings.transactions() == FerretSettings.Transactions.JTA
-                ? jta : TransactionRunner.JDBC;
+        options.projections().outboxPublisher(new CdiOutboxPublisher(events));
+        // last word to the application: what MicroProfile Config cannot say (a publisher, a serializer, listeners)
+        events.select(StoreOptions.class).fire(options);
+        TransactionRunner transactions = settings.transactions() == FerretSettings.Transactions.JDBC
+                ? TransactionRunner.JDBC : settings.joinCallersTransaction() ? jta : jta.ownTransactionsOnly();
         StoreSeams seams = StoreSeams.defaults()
                 .withTransactions(transactions)
                 .withExecutors(workers -> executors(settings))

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.asset.EmptyAsset;
 import org.jboss.shrinkwrap.api.asset.StringAsset;
@@ -96,6 +97,12 @@ final class ItServer {
             request.headers(headers);
         }
         return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A POST whose answer is awaited later: for a request the server holds open. */
+    static CompletableFuture<HttpResponse<String>> postAsync(String url) {
+        return HTTP.sendAsync(HttpRequest.newBuilder(URI.create(url)).timeout(REQUEST_TIMEOUT)
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static String required(String key) {

@@ -290,14 +290,13 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         // run only once the transaction has ended, so a hole stays owned until it is filled or permanent
         List<Runnable> releaseOwnership = new ArrayList<>();
         try {
-            context.transactions().inTransaction(context.dataSourceOf(tenantId), c -> {
+            // a caller's JTA transaction is joined: the ownership then ends with it, at its commit or rollback
+            context.transactions().inCallersTransaction(context.dataSourceOf(tenantId), c -> {
                 writeChanges(c, now, releaseOwnership);
                 return null;
-            });
+            }, () -> releaseOwnership.forEach(Runnable::run));
         } catch (SQLException e) {
             throw failure("saving changes", e);
-        } finally {
-            releaseOwnership.forEach(Runnable::run);
         }
         if (!appends.isEmpty()) {
             // new events are what the daemon is for: a loop lost to a suspended container comes back now

@@ -2,7 +2,6 @@ package dev.ferret.cdi.health;
 
 import dev.ferret.cdi.FerretStoreLifecycle;
 import dev.ferret.daemon.DaemonStatus;
-import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
 import java.util.List;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -13,12 +12,13 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Liveness;
 
 /**
- * Reports every shard ({@code <shard>.state}, {@code .progression}, {@code .lag}, {@code .sinceLastCommitMs},
- * {@code .error}), the high water mark and the detector's heartbeat age; DOWN, with each {@code problem.<n>} naming
- * why, while the daemon cannot heal by itself: a shard is paused on an error (it needs
- * {@code daemon().restart(shard)} or a fix and a redeploy), the detector has finished no cycle within its bound, a
- * HotCold lock round is overdue, or a shard that should run has committed nothing for
- * {@code ferret.daemon.stalled-shard-threshold}. A shard retrying a lost database stays UP: it heals by itself.
+ * Reports every shard ({@code <shard>.state}, {@code .progression}, {@code .lag}, {@code .sinceLastCommitMs}, and
+ * for a failed shard {@code .errorType}, the exception's class only), the high water mark and the detector's
+ * heartbeat age. DOWN only for what a restart heals, each {@code problem.<n>} naming why: the detector has finished
+ * no cycle within its bound, a HotCold lock round is overdue, or a shard that should run has committed nothing for
+ * {@code ferret.daemon.stalled-shard-threshold}. A paused shard, a database outage or an outbox backlog stay UP (a new
+ * process would meet them again) and are listed as {@code healthProblem.<n>} here and on the readiness check. No event
+ * data, stream id or error message is published: error messages can carry them.
  * Each call also re-arms any daemon loop the container refused or dropped (see {@code ProjectionDaemon.status()}).
  */
 @Liveness
@@ -43,7 +43,7 @@ public class FerretLivenessCheck implements HealthCheck {
                 .withData("heartbeatAgeMs", status.heartbeatAge().toMillis());
         if (status.highWaterMark().error() != null) {
             // a database outage is reported, not restarted: a new process could not read it either
-            response.withData("highWaterMarkError", String.valueOf(status.highWaterMark().error().getMessage()));
+            response.withData("highWaterMarkErrorType", status.highWaterMark().error().getClass().getName());
         }
         for (ShardStatus shard : status.shards()) {
             response.withData(shard.name() + ".state", shard.state().name())
@@ -53,15 +53,16 @@ public class FerretLivenessCheck implements HealthCheck {
                 response.withData(shard.name() + ".sinceLastCommitMs", shard.sinceLastCommit().toMillis());
             }
             if (shard.error() != null) {
-                response.withData(shard.name() + ".error", String.valueOf(shard.error()));
-            }
-            if (shard.state() == ShardState.PAUSED) {
-                response.withData("problem.paused." + shard.name(), "paused: " + shard.error());
+                response.withData(shard.name() + ".errorType", shard.error().getClass().getName());
             }
         }
         List<String> problems = status.livenessProblems();
         for (int i = 0; i < problems.size(); i++) {
             response.withData("problem." + (i + 1), problems.get(i));
+        }
+        List<String> healthProblems = status.problems();
+        for (int i = 0; i < healthProblems.size(); i++) {
+            response.withData("healthProblem." + (i + 1), healthProblems.get(i));
         }
         return response.status(status.live()).build();
     }

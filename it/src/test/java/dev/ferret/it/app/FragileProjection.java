@@ -6,7 +6,7 @@ import dev.ferret.projections.DocumentOperations;
 import dev.ferret.projections.EventProjection;
 import jakarta.enterprise.context.Dependent;
 
-/** Throws on a Poison event: its shard pauses and liveness turns DOWN. */
+/** Throws on a Poison event: its shard pauses (a health problem; liveness stays UP). */
 @Dependent
 @AsyncProjection
 public class FragileProjection extends EventProjection {

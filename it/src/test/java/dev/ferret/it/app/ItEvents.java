@@ -9,4 +9,8 @@ public final class ItEvents {
 
     public record Poison(String orderId) {
     }
+
+    /** Published by the ItOrder projection for every order it creates. */
+    public record Announced(String orderId) {
+    }
 }

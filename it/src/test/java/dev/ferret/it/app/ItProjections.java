@@ -16,7 +16,8 @@ public class ItProjections {
     @AsyncProjection(name = "ItOrder")
     Snapshot<ItOrder> orders() {
         return Snapshot.of(ItOrder.class)
-                .create(ItEvents.Placed.class, (id, e) -> new ItOrder(id, e.customer(), 1));
+                .create(ItEvents.Placed.class, (id, e) -> new ItOrder(id, e.customer(), 1))
+                .raiseSideEffects((doc, event, fx) -> fx.publish(new ItEvents.Announced(doc.id())));
     }
 
     /** A two-stage composite: customers from orders, then their tier from what stage 1 wrote. */

@@ -24,6 +24,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 
 @Path("/")
 @RequestScoped
@@ -36,6 +37,63 @@ public class ItResource {
 
     @Inject
     DocumentStore store;
+
+    @Inject
+    ItAnnouncements announcements;
+
+    @Inject
+    ItLedger ledger;
+
+    /** An order placed in the caller's JTA transaction with a ledger row: both commit, or both roll back. */
+    @POST
+    @Path("ledger/{id}")
+    public Response ledger(@PathParam("id") String id, @QueryParam("fail") @DefaultValue("false") boolean fail,
+                           @QueryParam("hold") @DefaultValue("false") boolean hold) throws Exception {
+        ledger.createTable();
+        try {
+            ledger.record(id, fail, hold);
+        } catch (IllegalStateException e) {
+            return Response.status(409).entity("\"rolled back\"").build();
+        }
+        return Response.accepted().build();
+    }
+
+    /** Whether the held transaction of {@code id} has appended (it stays open until released). */
+    @GET
+    @Path("ledger/{id}/appended")
+    public boolean ledgerAppended(@PathParam("id") String id) {
+        CountDownLatch appended = ItLedger.APPENDED.get(id);
+        return appended != null && appended.getCount() == 0;
+    }
+
+    @POST
+    @Path("ledger/{id}/release")
+    public Response releaseLedger(@PathParam("id") String id) {
+        ItLedger.RELEASE.computeIfAbsent(id, k -> new CountDownLatch(1)).countDown();
+        return Response.accepted().build();
+    }
+
+    /** The ledger rows and the events of stream {@code id}, as committed. */
+    @GET
+    @Path("ledger/{id}")
+    public Map<String, Object> ledgerState(@PathParam("id") String id) throws Exception {
+        Map<String, Object> state = new LinkedHashMap<>();
+        state.put("ledgerRows", ledger.ledgerRows(id));
+        state.put("events", store.querySession().fetchStream(id).size());
+        return state;
+    }
+
+    /** What the application's observers received of the outbox, and whether its options hook ran. */
+    @GET
+    @Path("announcements")
+    public Map<String, Object> announcements() {
+        Map<String, Object> seen = new LinkedHashMap<>();
+        seen.put("configured", announcements.configured());
+        seen.put("commitsSeen", announcements.commitsSeen());
+        seen.put("messageIds", announcements.messageIds().size());
+        seen.put("orders", new ArrayList<>(announcements.announcedOrders()));
+        return seen;
+    }
 
     @POST
     @Path("orders/{id}")

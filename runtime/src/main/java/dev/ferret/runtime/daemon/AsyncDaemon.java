@@ -73,6 +73,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
     private final ShardParts parts;
     /** Null unless HotCold. */
     private final ShardOwnership ownership;
+    /** The sweep of outbox rows no agent here delivers. */
+    private final OrphanedOutboxes orphans;
     /** The detector's loop; its last finished run is the daemon's heartbeat. */
     private final RearmingLoop polling;
     /** Re-arms every other loop and wakes shards whose wake-up was lost; re-armed itself by polling and status. */
@@ -127,15 +129,33 @@ public final class AsyncDaemon implements ProjectionDaemon {
         this.parts = new ShardParts(context, settings, sql, context.dialect().outboxSql(context.names()),
                 context.dialect().deadLetterSql(context.names()), progression,
                 executors, budget, new DatabaseLimits(context.databases(), settings, time), board,
-                List.copyOf(listeners), retries, sessions, marks, time, rearmLoops, metrics);
+                List.copyOf(listeners), retries, sessions, marks, time, rearmLoops, metrics, new Outboxes());
         this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !appliers.isEmpty()
                 ? new ShardOwnership(parts) : null;
+        this.orphans = new OrphanedOutboxes(parts, ownership == null
+                ? OrphanedOutboxes.sweepingWhatNoAgentRuns(parts, name -> shards.containsKey(name))
+                : pending -> ownership.sweepRetired(pending, this::retired));
         if (!context.partitionedByTenant()) {
             register(agentsFor(new LogPartition(null, context.databases().main())));
         }
     }
 
-    /** One agent per projection for {@code partition}. */
+    /**
+     * Whether {@code shard} belongs to no projection of this store any more (a version replaced by a later one):
+     * its outbox rows have no owner but the sweep. A tenant's shard is judged by its projection's part.
+     */
+    private boolean retired(String shard) {
+        int tenantAt = shard.indexOf('@');
+        String projectionShard = tenantAt < 0 ? shard : shard.substring(0, tenantAt);
+        for (ProjectionApplier applier : appliers) {
+            if (shardName(applier.name(), applier.version()).equals(projectionShard)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+        /** One agent per projection for {@code partition}. */
     private List<ShardAgent> agentsFor(LogPartition partition) {
         List<ShardAgent> agents = new ArrayList<>(appliers.size());
         for (ProjectionApplier applier : appliers) {
@@ -273,6 +293,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 LOG.warn("Healing shard {} failed: {}", agent.name(), e.toString());
             }
         }
+        orphans.due(now);
         return settings.getPollingInterval();
     }
 
@@ -409,6 +430,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         // every shard drains at once, so stopping many takes about one bound rather than one per shard
         requestStopAll();
         long cancelled = shards.values().stream().filter(agent -> !agent.awaitStop(deadline)).count();
+        parts.outboxes().drainSweeps(deadline);
         if (ownership != null) {
             ownership.stop(deadline);
         }

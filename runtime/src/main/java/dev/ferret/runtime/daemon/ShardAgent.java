@@ -104,6 +104,8 @@ final class ShardAgent {
     private LoopRun loop;
     private long retryDueNanos;
     private Backoff.Attempts retryBackoff;
+    /** Whether the stop in progress lets the outbox deliver what the committed pages wrote (not after a lost lock). */
+    private boolean drainOutbox = true;
     /** In the budget's line: no run until the grant (which only the budget gives) wakes the shard. */
     private boolean inLineForRoom;
     /** Room the budget granted while the shard was in line, for its next page. */
@@ -149,7 +151,7 @@ final class ShardAgent {
         // a stopping shard never retries: the retry would redo, on a fresh connection, the page the drain cancelled
         this.retry = parts.retries().create(name, settings, e -> !stopping && context.dialect().isTransientCause(e));
         this.retryBackoff = Backoff.of(settings).attempts();
-        this.outbox = new ShardOutbox(name, partition.database(), parts);
+        this.outbox = parts.outboxes().of(name, partition.database(), parts);
         this.reader = new PageReader(applier, partition, parts);
         this.listeners = new PageListeners(name, parts);
         this.writer = new PageWriter(name, applier, partition, parts, outbox, listeners);
@@ -216,6 +218,7 @@ final class ShardAgent {
             transition(rebuilding ? ShardState.REBUILDING : ShardState.RUNNING);
             stopRequested = false;
             stopping = false;
+            drainOutbox = true;
         }
         parts.board().changed();
         // what an earlier owner of the shard (this node before a restart, or another) left undelivered goes out
@@ -291,6 +294,17 @@ final class ShardAgent {
     synchronized void requestStop() {
         stopRequested = true;
         stopping = true;
+        // the outbox keeps delivering what the committed pages wrote: the drain waits for it within the bound
+        outbox.kick();
+    }
+
+    /**
+     * Under HotCold, the shard's lock is gone: like {@link #requestStop}, but its outbox stops delivering at once,
+     * since the node that holds the lock now delivers the same rows.
+     */
+    synchronized void lockLost() {
+        drainOutbox = false;
+        requestStop();
         outbox.stop();
     }
 
@@ -321,6 +335,15 @@ final class ShardAgent {
             }
         }
         leaveBudgetLine();
+        boolean drainingOutbox;
+        synchronized (this) {
+            drainingOutbox = drainOutbox;
+        }
+        if (drainingOutbox) {
+            outbox.drain(deadlineNanos);
+        } else {
+            outbox.stop();
+        }
         synchronized (this) {
             if (state != ShardState.PAUSED && state != ShardState.HELD) {
                 transition(ShardState.STOPPED);

@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -31,11 +32,14 @@ import org.slf4j.LoggerFactory;
  * publish order), marks each delivered, and deletes delivered rows past the retention. Delivery is at least once:
  * a message whose node dies between the publisher's return and the mark, or whose mark fails, is delivered again
  * with the same id by whoever runs the shard next (the restarted node, or the HotCold node that takes it over, which
- * delivers what is waiting as it {@link #start starts} the shard).
+ * delivers what is waiting as it {@link #start starts} the shard). A planned stop {@link #drain drains} what its pages
+ * committed within the drain bound; rows nobody runs the shard for any more (a retired version, a tenant not seen
+ * since a restart) are {@link #sweep swept} by the store's {@link OrphanedOutboxes}. There is one instance per shard
+ * name in a store ({@link Outboxes}), so the agent and the sweep never deliver the same rows side by side.
  *
  * <h2>Concurrency</h2>
- * The run state ({@link #active}, {@link #running}, {@link #again}, {@link #waitingForRetry}, {@link #backoff})
- * belongs to this object's monitor. At most one delivery run is in flight, on a daemon worker, so a shard's messages
+ * The run state ({@link #owned}, {@link #sweeping}, {@link #running}, {@link #again}, {@link #waitingForRetry},
+ * {@link #backoff}, {@link #settled}) belongs to this object's monitor. At most one delivery run is in flight, on a daemon worker, so a shard's messages
  * are published one at a time and in order; a kick while it runs asks it to look again instead of starting a second
  * one. A publisher that throws stops the run at that message; a timer on the daemon's scheduler runs it again after
  * a back-off that doubles up to the daemon's longest retry back-off. The shard's pages never wait for it: the page
@@ -57,7 +61,13 @@ final class ShardOutbox {
     private final Map<UUID, Object> fresh = new ConcurrentHashMap<>();
 
     // run state: guarded by this
-    private boolean active;
+    /** The shard's agent runs here. */
+    private boolean owned;
+    /** A sweep of rows no agent here delivers: ends with the first run that finds the outbox empty. */
+    private boolean sweeping;
+    private Runnable sweepEnded;
+    /** Completed when a run ends with no run following it; replaced then. */
+    private CompletableFuture<Void> settled = new CompletableFuture<>();
     private boolean running;
     private boolean again;
     private boolean waitingForRetry;
@@ -118,16 +128,69 @@ final class ShardOutbox {
     /** The shard starts on this node: what earlier owners left undelivered goes out first. */
     void start() {
         synchronized (this) {
-            active = true;
+            owned = true;
             backoff.reset();
         }
         kick();
     }
 
+    /**
+     * A planned stop: delivers what the shard's committed pages wrote until {@code deadlineNanos} (a time
+     * source reading), then {@link #stop stops}. A publisher failing or
+     * backing off is not waited for: its rows wait for the next owner or the sweep. Returns whether the outbox
+     * settled in time.
+     */
+    boolean drain(long deadlineNanos) {
+        CompletableFuture<Void> run = kickAndWatch();
+        boolean settledInTime = true;
+        if (run != null) {
+            try {
+                settledInTime = parts.time().awaitDone(run, deadlineNanos);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                settledInTime = false;
+            }
+        }
+        if (!settledInTime) {
+            LOG.warn("The outbox of shard {} did not settle within the drain bound; the next owner or the store's"
+                    + " sweep delivers the rest", shard);
+        }
+        stop();
+        return settledInTime;
+    }
+
+    /**
+     * Delivers what is waiting although no agent runs the shard here, once: {@code ended} runs when a run found the
+     * outbox empty or the shard stopped. Returns false, and never calls {@code ended}, when the shard's agent runs
+     * here or a sweep is in progress already.
+     */
+    boolean sweep(Runnable ended) {
+        synchronized (this) {
+            if (owned || sweeping) {
+                return false;
+            }
+            sweeping = true;
+            sweepEnded = ended;
+            backoff.reset();
+        }
+        kick();
+        return true;
+    }
+
+    /** Whether a sweep is in progress. */
+    synchronized boolean sweeping() {
+        return sweeping;
+    }
+
     /** The shard stopped here: the run in flight stops after its message, and another owner delivers the rest. */
     void stop() {
+        Runnable ended;
         synchronized (this) {
-            active = false;
+            owned = false;
+            ended = endSweep();
+        }
+        if (ended != null) {
+            ended.run();
         }
         fresh.clear();
         // what is left is the next owner's to deliver and report
@@ -149,25 +212,52 @@ final class ShardOutbox {
 
     /** Starts a delivery run unless one runs (it is asked to look again) or a back-off is pending. */
     void kick() {
+        kickAndWatch();
+    }
+
+    /** {@link #kick}, returning what completes when the run it started or asked to look again settles; or null. */
+    private CompletableFuture<Void> kickAndWatch() {
+        CompletableFuture<Void> watched;
         synchronized (this) {
-            if (!active || waitingForRetry) {
-                return;
+            if (!isActive() || waitingForRetry) {
+                return null;
             }
+            watched = settled;
             if (running) {
                 again = true;
-                return;
+                return watched;
             }
             running = true;
             again = false;
         }
         try {
             parts.workers().execute(this::run);
+            return watched;
         } catch (RejectedExecutionException e) {
             synchronized (this) {
                 running = false;
+                settle();
             }
             LOG.warn("The workers refused the outbox delivery of shard {}; the supervisor kicks it again", shard);
+            return null;
         }
+    }
+
+    /** Under this monitor: no run follows the one that ended. */
+    private void settle() {
+        settled.complete(null);
+        settled = new CompletableFuture<>();
+    }
+
+    /** Under this monitor: ends a sweep in progress, returning what to call outside the monitor. */
+    private Runnable endSweep() {
+        if (!sweeping) {
+            return null;
+        }
+        sweeping = false;
+        Runnable ended = sweepEnded;
+        sweepEnded = null;
+        return ended;
     }
 
     /** The supervisor's check: messages left behind by a refused run go out. */
@@ -188,15 +278,25 @@ final class ShardOutbox {
         }
         boolean rerun;
         Duration delay = null;
+        Runnable sweepDone = null;
         synchronized (this) {
             running = false;
-            rerun = active && !failed && again;
-            if (failed && active) {
+            rerun = isActive() && !failed && again;
+            if (failed && isActive()) {
                 waitingForRetry = true;
                 delay = backoff.next();
             } else if (!failed) {
                 backoff.reset();
             }
+            if (!rerun) {
+                if (!failed) {
+                    sweepDone = endSweep();
+                }
+                settle();
+            }
+        }
+        if (sweepDone != null) {
+            sweepDone.run();
         }
         if (delay != null) {
             try {
@@ -246,7 +346,7 @@ final class ShardOutbox {
     }
 
     private synchronized boolean isActive() {
-        return active;
+        return owned || sweeping;
     }
 
     private List<Row> undelivered(Connection c) throws SQLException {

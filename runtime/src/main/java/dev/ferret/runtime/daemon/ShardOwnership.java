@@ -7,6 +7,7 @@ import dev.ferret.runtime.dialect.AdvisoryLockKeys;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.ShardLockSession;
 import dev.ferret.runtime.progression.ProgressionRows;
+import dev.ferret.runtime.tenancy.TenantDatabases;
 import dev.ferret.runtime.time.TimeSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -24,8 +25,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,6 +61,8 @@ final class ShardOwnership {
     private final String nodeRow = "Node:" + UUID.randomUUID();
     private final Map<String, ShardAgent> lockNames = new LinkedHashMap<>();
     private final Map<String, ShardAgent> held = new LinkedHashMap<>();
+    /** Locks of retired shards whose outbox this node sweeps, by lock name; released when the sweep ends. */
+    private final Map<String, ShardOutbox> sweepLocks = new LinkedHashMap<>();
     /** Advisory lock key to lock name, so a collision is refused when a shard is added. */
     private final Map<Long, String> lockKeys = new HashMap<>();
     private final RearmingLoop acquiring;
@@ -66,7 +71,10 @@ final class ShardOwnership {
     private ShardLockSession locks;
     private int roundsSinceCleanUp;
 
+    private final ShardParts parts;
+
     ShardOwnership(ShardParts parts) {
+        this.parts = parts;
         this.context = parts.context();
         this.settings = parts.settings();
         this.progression = parts.progression();
@@ -229,15 +237,76 @@ final class ShardOwnership {
             if (!stillHeld.contains(name)) {
                 ShardAgent agent = held.remove(name);
                 LOG.warn("Lost the lock of shard {}; stopping it", agent.name());
-                agent.stop(settings.getStopAndDrainTimeout());
+                agent.lockLost();
+                agent.awaitStop(ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout(), time));
             }
         }
         return settings.getMonitoringInterval();
     }
 
+    /**
+     * The outbox sweep's claim, called on a worker: of the shards with undelivered rows, those of no current
+     * projection ({@code retired}) are swept by the node that takes their lock, on the scheduler thread, which owns
+     * the lock session; the lock is given back when the sweep ends. A current shard's rows are its owner's.
+     */
+    void sweepRetired(Map<TenantDatabases.Database, Set<String>> pending, Predicate<String> retired) {
+        try {
+            scheduler.execute(() -> claimRetired(pending, retired));
+        } catch (RejectedExecutionException e) {
+            LOG.debug("The scheduler refused the outbox sweep's lock round; the next sweep asks again");
+        }
+    }
+
+    private void claimRetired(Map<TenantDatabases.Database, Set<String>> pending, Predicate<String> retired) {
+        if (locks == null) {
+            return;
+        }
+        pending.forEach((database, shards) -> {
+            for (String shard : shards) {
+                String lockName = Dialect.shardLockName(context.names(), shard);
+                if (!retired.test(shard) || sweepLocks.containsKey(lockName) || lockNames.containsKey(lockName)) {
+                    continue;
+                }
+                try {
+                    if (!locks.tryLock(lockName)) {
+                        continue;
+                    }
+                } catch (SQLException | RuntimeException e) {
+                    LOG.warn("Taking the lock of retired shard {} to sweep its outbox failed: {}", shard, e.toString());
+                    return;
+                }
+                ShardOutbox outbox = parts.outboxes().of(shard, database, parts);
+                sweepLocks.put(lockName, outbox);
+                LOG.info("Took the lock of retired shard {} to deliver its outbox rows", shard);
+                if (!outbox.sweep(() -> releaseSweepLock(lockName))) {
+                    releaseSweepLock(lockName);
+                }
+            }
+        });
+    }
+
+    /** A sweep ended (from any thread): its lock is given back on the scheduler thread. */
+    private void releaseSweepLock(String lockName) {
+        try {
+            scheduler.execute(() -> {
+                if (sweepLocks.remove(lockName) != null && locks != null) {
+                    try {
+                        locks.release(lockName);
+                    } catch (SQLException | RuntimeException e) {
+                        LOG.debug("Releasing the sweep lock {} failed; the session's end releases it", lockName, e);
+                    }
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            LOG.debug("The scheduler is gone; the lock session's end releases the sweep lock {}", lockName);
+        }
+    }
+
     /** The session died: every lock went with it, so every held shard stops; the next round competes again. */
     private void lostSession() {
-        held.values().forEach(agent -> agent.requestStop());
+        new ArrayList<>(sweepLocks.values()).forEach(ShardOutbox::stop);
+        sweepLocks.clear();
+        held.values().forEach(ShardAgent::lockLost);
         long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout(), time);
         held.values().forEach(agent -> agent.awaitStop(deadline));
         held.clear();
@@ -288,6 +357,7 @@ final class ShardOwnership {
         try {
             scheduler.submit(() -> {
                 held.clear();
+                sweepLocks.clear();
                 if (locks != null) {
                     locks.close();
                     locks = null;

@@ -21,13 +21,14 @@ import java.util.concurrent.ScheduledExecutorService;
  *
  * @param eventsRaised   called after a page appended raised events: re-arms the daemon's loops if one was lost
  * @param metrics        what the agents report their pages, retries and dead letters to
+ * @param outboxes       the one outbox per shard name, shared by its agent and the store's sweep
  */
 record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, OutboxSql outboxSql,
                   DeadLetterSql deadLetterSql,
                   ProgressionRows progression, DaemonExecutors executors, LoadBudget budget, DatabaseLimits limits,
                   ProgressBoard board, List<AsyncListener> listeners, TransientRetry.Factory retries,
                   StoreSessions sessions, LogMarks marks, TimeSource time, Runnable eventsRaised,
-                  DaemonMetrics metrics) {
+                  DaemonMetrics metrics, Outboxes outboxes) {
 
     ExecutorService workers() {
         return executors.workers();

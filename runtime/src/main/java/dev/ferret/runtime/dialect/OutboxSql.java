@@ -1,5 +1,7 @@
 package dev.ferret.runtime.dialect;
 
+import java.util.List;
+
 /**
  * Every statement of the side-effect outbox.
  *
@@ -10,9 +12,21 @@ package dev.ferret.runtime.dialect;
  * @param recordFailure    (last_error, id): counts the attempt and keeps why it failed
  * @param countUndelivered (shard) -&gt; count, oldest created
  * @param deleteDelivered  (cut-off): removes rows delivered before it
+ * @param pendingShards    () -&gt; shard: every shard with an undelivered row, read through
+ *                         {@link #undeliveredIndex}, so its cost follows the backlog, not the delivered rows
  */
 public record OutboxSql(String insert, String selectUndelivered, String markDelivered, String recordFailure,
-                        String countUndelivered, String deleteDelivered) {
+                        String countUndelivered, String deleteDelivered, String pendingShards) {
+
+    /**
+     * The index the store-wide sweep reads: undelivered rows sit at the front of it (NULL delivered_at), so the
+     * sweep touches only those. Every engine indexes NULLs in a B-tree; {@code createIndex} is the engine's
+     * statement up to the index's name, which follows it directly.
+     */
+    public static SchemaObject undeliveredIndex(TableNames t, String createIndex) {
+        return SchemaObject.index(t.constraint("ix", "outbox_undelivered"), List.of(createIndex
+                + t.constraint("ix", "outbox_undelivered") + " ON " + t.outbox() + " (delivered_at, shard)"));
+    }
 
     /** The statements every engine shares; {@code payloadParameter} and {@code payloadColumn} carry its JSON. */
     public static OutboxSql of(TableNames t, String payloadParameter, String payloadColumn) {
@@ -26,6 +40,7 @@ public record OutboxSql(String insert, String selectUndelivered, String markDeli
                 "UPDATE " + table + " SET delivered_at = ?, attempts = attempts + 1 WHERE id = ?",
                 "UPDATE " + table + " SET attempts = attempts + 1, last_error = ? WHERE id = ?",
                 "SELECT COUNT(*), MIN(created) FROM " + table + " WHERE shard = ? AND delivered_at IS NULL",
-                "DELETE FROM " + table + " WHERE delivered_at IS NOT NULL AND delivered_at < ?");
+                "DELETE FROM " + table + " WHERE delivered_at IS NOT NULL AND delivered_at < ?",
+                "SELECT DISTINCT shard FROM " + table + " WHERE delivered_at IS NULL");
     }
 }

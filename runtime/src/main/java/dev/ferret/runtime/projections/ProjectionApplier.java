@@ -92,6 +92,9 @@ public interface ProjectionApplier {
         if (projection instanceof CompositeProjection composite) {
             return new CompositeApplier(composite, context);
         }
-        return new EventProjectionApplier((EventProjection) projection);
+        EventProjection free = (EventProjection) projection;
+        // declared types read back after a restart, before this node appends one of them
+        free.handledEventTypes().forEach(context.eventTypes()::aliasOf);
+        return new EventProjectionApplier(free);
     }
 }

@@ -25,6 +25,21 @@ public interface TransactionRunner {
      */
     <T> T inTransaction(DataSource dataSource, Work<T> work) throws SQLException;
 
+    /**
+     * A unit of work an application asked for ({@code saveChanges()}): in the transaction active on the calling
+     * thread when the runner can join one (JTA: the caller's {@code @Transactional} method), so it commits or rolls
+     * back with the caller's other work; otherwise as {@link #inTransaction}. {@code afterEnd} runs once the
+     * transaction holding the work has ended, committed or rolled back: at once here, at the caller's commit when
+     * joined. A failure of {@code work} in a joined transaction marks it rollback-only.
+     */
+    default <T> T inCallersTransaction(DataSource dataSource, Work<T> work, Runnable afterEnd) throws SQLException {
+        try {
+            return inTransaction(dataSource, work);
+        } finally {
+            afterEnd.run();
+        }
+    }
+
     /** Local JDBC transactions: auto-commit off, commit or roll back, auto-commit restored. */
     TransactionRunner JDBC = new TransactionRunner() {
         @Override

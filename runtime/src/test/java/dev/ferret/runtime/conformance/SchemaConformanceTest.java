@@ -49,7 +49,8 @@ class SchemaConformanceTest {
 
     private static List<String> expectedObjects(TestDatabase db) {
         List<String> expected = new ArrayList<>(List.of("pc_events", "pc_streams", "pc_tenant_sequences", "pc_event_progression",
-                "pc_doc_customer", "pc_dead_letters", "pc_outbox", "index:ix_pc_dead_letters_shard"));
+                "pc_doc_customer", "pc_dead_letters", "pc_outbox", "index:ix_pc_dead_letters_shard",
+                "index:ix_pc_outbox_undelivered"));
         expected.add("schema " + db.schema());
         if (db.engine() == dev.ferret.DatabaseEngine.H2) {
             expected.add("pc_json_text");

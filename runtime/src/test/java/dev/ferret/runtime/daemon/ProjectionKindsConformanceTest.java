@@ -6,6 +6,8 @@ import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
 import dev.ferret.EventEnvelope;
 import dev.ferret.StoreOptions;
+import dev.ferret.daemon.DaemonMode;
+import dev.ferret.daemon.ShardState;
 import dev.ferret.projections.DocumentOperations;
 import dev.ferret.projections.EventProjection;
 import dev.ferret.projections.Lifecycle;
@@ -92,6 +94,45 @@ class ProjectionKindsConformanceTest {
                         .isEqualTo(2);
                 assertThat(store.daemon().status().shards()).extracting(s -> s.name())
                         .containsExactly("CustomerSummary:All", "OrderIndex:All");
+            }
+        }
+    }
+
+    /** Handles an event type no other projection declares, and declares it. */
+    public static final class DeclaringIndexProjection extends EventProjection {
+        public DeclaringIndexProjection() {
+            super("DeclaredIndex", OrderIndex.class);
+            handles(OrderPlaced.class);
+        }
+
+        @Override
+        public void apply(EventEnvelope event, DocumentOperations operations) {
+            if (event.data() instanceof OrderPlaced placed) {
+                operations.store(new OrderIndex(placed.orderId(), placed.customer()));
+            }
+        }
+    }
+
+    @Test
+    void anEventTypeOnlyAnEventProjectionHandlesReadsBackAfterARestartWhenTheProjectionDeclaresIt() {
+        try (TestDatabase db = TestDatabase.create("declared")) {
+            StoreOptions writer = db.options();
+            writer.daemon().mode(DaemonMode.DISABLED);
+            try (DocumentStore store = Ferret.createStore(writer);
+                 DocumentSession session = store.openSession()) {
+                // the append registers the type in this process only
+                session.events().append("order-1", new OrderPlaced("order-1", "ann", 100));
+                session.saveChanges();
+            }
+            // a restarted application that registers nothing by hand: the declaration alone names the type
+            StoreOptions restarted = DaemonFixtures.fastDaemon(db);
+            restarted.projections().add(new DeclaringIndexProjection(), Lifecycle.ASYNC);
+            try (DocumentStore store = Ferret.createStore(restarted)) {
+                store.waitForNonStaleProjectionData(Duration.ofSeconds(60));
+                assertThat(store.querySession().load(OrderIndex.class, "order-1"))
+                        .contains(new OrderIndex("order-1", "ann"));
+                assertThat(store.daemon().status().shard("DeclaredIndex:All").orElseThrow().state())
+                        .isEqualTo(ShardState.RUNNING);
             }
         }
     }

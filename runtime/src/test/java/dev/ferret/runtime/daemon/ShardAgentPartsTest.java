@@ -88,7 +88,7 @@ class ShardAgentPartsTest {
                         new LoadBudget(settings.getTenantLoadBudget(), settings.getTenantLoadMemoryThreshold()),
                         new DatabaseLimits(context.databases(), settings, TimeSource.SYSTEM),
                         new ProgressBoard(TimeSource.SYSTEM), List.of(), TransientRetry.RESILIENCE4J, NO_SESSIONS,
-                        marks, TimeSource.SYSTEM, () -> { }, DaemonMetrics.NONE);
+                        marks, TimeSource.SYSTEM, () -> { }, DaemonMetrics.NONE, new Outboxes());
                 LogPartition whole = new LogPartition(null, context.databases().main());
                 ShardAgent agent = new ShardAgent("Tally:All", ProjectionApplier.of(tallySnapshot(), context), whole,
                         parts);

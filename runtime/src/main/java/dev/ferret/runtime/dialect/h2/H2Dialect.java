@@ -221,7 +221,8 @@ public final class H2Dialect implements Dialect {
                 "CREATE INDEX IF NOT EXISTS " + t.schema() + "." + t.constraint("ix", "outbox_pending") + " ON "
                         + t.outbox() + " (shard, delivered_at, id)"));
         List<SchemaObject> objects = new ArrayList<>(List.of(events, streams, tenantSequences, progression,
-                deadLetters, outbox, shardLocks, jsonText, DeadLetterSql.shardIndex(t)));
+                deadLetters, outbox, shardLocks, jsonText, DeadLetterSql.shardIndex(t),
+                OutboxSql.undeliveredIndex(t, "CREATE INDEX IF NOT EXISTS " + t.schema() + ".")));
         objects.addAll(SchemaObject.eventMetadataColumns(t, (column, definition) -> "ALTER TABLE " + t.events()
                 + " ADD COLUMN " + column + " " + definition, ID_COLUMN, "JSON", correlationIndex(t)));
         return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(), "", "", objects);

@@ -192,7 +192,8 @@ public final class PostgresDialect implements Dialect {
                 "CREATE OR REPLACE FUNCTION " + jsonInstantFunction(t) + "(text) RETURNS timestamptz"
                         + " LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURNS NULL ON NULL INPUT AS $$SELECT $1::timestamptz$$"));
         List<SchemaObject> objects = new ArrayList<>(List.of(events, streams, tenantSequences, progression,
-                deadLetters, outbox, jsonInstant, DeadLetterSql.shardIndex(t)));
+                deadLetters, outbox, jsonInstant, DeadLetterSql.shardIndex(t),
+                OutboxSql.undeliveredIndex(t, "CREATE INDEX IF NOT EXISTS ")));
         objects.addAll(SchemaObject.eventMetadataColumns(t, (column, definition) -> "ALTER TABLE " + t.events()
                 + " ADD COLUMN IF NOT EXISTS " + column + " " + definition, ID_COLUMN, "jsonb", correlationIndex(t)));
         return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(), MIGRATION_LOCK, "", objects);

@@ -215,7 +215,10 @@ public final class SqlServerDialect implements Dialect {
                 deadLetters, outbox, DeadLetterSql.shardIndex(t, "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'"
                         + t.constraint("ix", "dead_letters_shard") + "' AND object_id = OBJECT_ID(N'" + t.deadLetters()
                         + "'))\n" + "CREATE INDEX " + t.constraint("ix", "dead_letters_shard") + " ON " + t.deadLetters()
-                        + " (projection, id)")));
+                        + " (projection, id)"),
+                OutboxSql.undeliveredIndex(t, "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'"
+                        + t.constraint("ix", "outbox_undelivered") + "' AND object_id = OBJECT_ID(N'" + t.outbox()
+                        + "'))\nCREATE INDEX ")));
         objects.addAll(SchemaObject.eventMetadataColumns(t, (column, definition) -> addEventColumn(t, column,
                 definition), ID_COLUMN + " NULL", "NVARCHAR(MAX) NULL CONSTRAINT " + t.constraint("ck", "events_headers")
                 + " CHECK (ISJSON(headers) = 1)", correlationIndex(t)));
