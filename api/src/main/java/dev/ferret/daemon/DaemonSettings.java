@@ -51,8 +51,8 @@ public final class DaemonSettings {
                     + " only writer; documents written to a snapshot's type outside its projection are not seen by"
                     + " it); per shard, so per tenant with partitioned events; 0 reads every page's snapshots back");
     public static final Setting<Integer> WORKER_THREADS = declare("workerThreads", "daemon.worker-threads",
-            Integer.class, 4, Rule.between(1, 1024), "page loops running at once on this node (SE; in a container"
-                    + " the managed executor decides)");
+            Integer.class, 4, Rule.between(1, 1024), "page loops and outbox deliveries running at once on this node"
+                    + " (in a container: at most this many of the managed executor's threads)");
     public static final Setting<Boolean> SKIP_APPLY_ERRORS = declare("skipApplyErrors", "daemon.skip-apply-errors",
             Boolean.class, false, Rule.any("true or false"), "dead-letter poison events instead of pausing");
     public static final Setting<Integer> MAX_TRANSIENT_RETRIES = declare("maxTransientRetries",

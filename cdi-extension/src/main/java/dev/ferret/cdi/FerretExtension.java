@@ -1,6 +1,7 @@
 package dev.ferret.cdi;
 
 import dev.ferret.ConfigurationException;
+import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.cdi.health.FerretLivenessCheck;
 import dev.ferret.cdi.health.FerretReadinessCheck;
 import dev.ferret.projections.Lifecycle;
@@ -70,6 +71,7 @@ public class FerretExtension implements Extension {
     void addBeans(@Observes BeforeBeanDiscovery bbd, BeanManager bm) {
         bbd.addAnnotatedType(bm.createAnnotatedType(FerretStoreLifecycle.class), FerretStoreLifecycle.class.getName());
         bbd.addAnnotatedType(bm.createAnnotatedType(JtaTransactions.class), JtaTransactions.class.getName());
+        bbd.addAnnotatedType(bm.createAnnotatedType(NewJtaTransaction.class), NewJtaTransaction.class.getName());
         if (present(HEALTH_API)) {
             bbd.addAnnotatedType(bm.createAnnotatedType(FerretReadinessCheck.class),
                     FerretReadinessCheck.class.getName());
@@ -204,6 +206,11 @@ public class FerretExtension implements Extension {
                     + "; they are ignored (every key is listed in the README of ferret-cdi-extension)");
         }
         this.settings = read;
+        String fence = FerretSettings.PREFIX + DaemonSettings.APPEND_FENCE_TIMEOUT.key();
+        if (configValue(fence).isPresent()) {
+            LOG.warning("Ferret configuration: " + fence + " has no effect any more (appends fence nothing: holes are"
+                    + " resolved by their owners); remove it");
+        }
 
         Map<String, Registered> byName = new LinkedHashMap<>();
         for (Found f : found) {

@@ -189,7 +189,7 @@ public class FerretStoreLifecycle {
                 ? TransactionRunner.JDBC : settings.joinCallersTransaction() ? jta : jta.ownTransactionsOnly();
         StoreSeams seams = StoreSeams.defaults()
                 .withTransactions(transactions)
-                .withExecutors(workers -> executors(settings))
+                .withExecutors(workers -> executors(settings, workers))
                 .withMetrics(ContainerTelemetry.metrics());
         if (faultTolerance.isResolvable()) {
             seams = seams.withRetries(faultTolerance.get().factory());
@@ -202,13 +202,14 @@ public class FerretStoreLifecycle {
         return built;
     }
 
-    private static DaemonExecutors executors(FerretSettings settings) {
+    /** The container's executors; at most {@code workers} daemon tasks on the managed executor at once. */
+    private static DaemonExecutors executors(FerretSettings settings, int workers) {
         ManagedScheduledExecutorService scheduler = lookup(settings.managedScheduledExecutor(),
                 ManagedScheduledExecutorService.class, FerretSettings.MANAGED_SCHEDULED_EXECUTOR.name());
-        ManagedExecutorService workers = lookup(settings.managedExecutor(), ManagedExecutorService.class,
+        ManagedExecutorService managed = lookup(settings.managedExecutor(), ManagedExecutorService.class,
                 FerretSettings.MANAGED_EXECUTOR.name());
         return new DaemonExecutors(new SerialScheduledExecutor(scheduler),
-                new HintedExecutor(workers, settings.longRunningHint()), false);
+                new BoundedWorkers(new HintedExecutor(managed, settings.longRunningHint()), workers), false);
     }
 
     private static <T> T lookup(String name, Class<T> type, String key) {

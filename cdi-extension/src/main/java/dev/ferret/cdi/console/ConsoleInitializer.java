@@ -43,8 +43,16 @@ public final class ConsoleInitializer implements ServletContainerInitializer {
                     + settings.path() + "' is taken by another servlet of the application (" + taken + ")");
         }
         context.declareRoles(settings.operatorRole(), settings.viewerRole());
-        console.setServletSecurity(new ServletSecurityElement(new HttpConstraintElement(
-                ServletSecurity.TransportGuarantee.NONE, settings.operatorRole(), settings.viewerRole())));
+        Set<String> constrainedElsewhere = console.setServletSecurity(new ServletSecurityElement(
+                new HttpConstraintElement(ServletSecurity.TransportGuarantee.NONE, settings.operatorRole(),
+                        settings.viewerRole())));
+        if (!constrainedElsewhere.isEmpty()) {
+            // the deployment descriptor's constraint wins over this one: it could open what the console protects
+            throw new ServletException("Ferret console: the application's web.xml declares a security constraint"
+                    + " for " + constrainedElsewhere + ", which would replace the console's own (roles "
+                    + settings.operatorRole() + ", " + settings.viewerRole() + "); remove it, or move "
+                    + FerretSettings.CONSOLE_PATH.name() + " elsewhere");
+        }
         LOG.info("Ferret console at " + context.getContextPath() + settings.path() + "/ for the roles "
                 + settings.operatorRole() + " (actions) and " + settings.viewerRole() + " (view)");
     }

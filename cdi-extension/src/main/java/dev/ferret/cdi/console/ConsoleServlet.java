@@ -17,6 +17,7 @@ import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
+import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -74,6 +75,38 @@ final class ConsoleServlet extends HttpServlet {
         this.settings = settings;
     }
 
+    /**
+     * Every answer is framed by nobody and never sniffed; every request, read or action, needs one of the console's
+     * roles, checked here in code whatever the container's constraints say (a server without application security,
+     * a {@code web.xml} that overrides them); TRACE and OPTIONS are refused.
+     */
+    @Override
+    protected void service(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+        resp.setHeader("X-Frame-Options", "DENY");
+        resp.setHeader("X-Content-Type-Options", "nosniff");
+        resp.setHeader("Content-Security-Policy", "frame-ancestors 'none'");
+        String method = req.getMethod();
+        if ("TRACE".equals(method) || "OPTIONS".equals(method)) {
+            error(resp, 405, "the console takes GET and POST only");
+            return;
+        }
+        if (!req.isUserInRole(settings.operatorRole()) && !req.isUserInRole(settings.viewerRole())) {
+            String user = user(req);
+            AUDIT.warning(() -> "Ferret console: " + escaped(user) + " was refused " + method + " "
+                    + escaped(route(req)) + ": in neither role " + settings.operatorRole() + " nor "
+                    + settings.viewerRole());
+            error(resp, req.getUserPrincipal() == null ? 401 : 403, "the console needs the role "
+                    + settings.viewerRole() + " (or " + settings.operatorRole() + " for its actions)");
+            return;
+        }
+        super.service(req, resp);
+    }
+
+    /** A value for an audit line, control characters replaced: no caller or message can forge a line. */
+    static String escaped(String value) {
+        return value == null ? "null" : CONTROL.matcher(value).replaceAll("?");
+    }
+
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         String route = route(req);
@@ -102,13 +135,13 @@ final class ConsoleServlet extends HttpServlet {
         }
         String user = user(req);
         if (!req.isUserInRole(settings.operatorRole())) {
-            AUDIT.warning(() -> "Ferret console: " + user + " was refused " + action + " " + target(req)
+            AUDIT.warning(() -> "Ferret console: " + escaped(user) + " was refused " + action + " " + target(req)
                     + ": not in role " + settings.operatorRole());
             error(resp, 403, "the console's actions need the role " + settings.operatorRole());
             return;
         }
         if (!csrfMatches(req)) {
-            AUDIT.warning(() -> "Ferret console: " + user + " was refused " + action + " " + target(req)
+            AUDIT.warning(() -> "Ferret console: " + escaped(user) + " was refused " + action + " " + target(req)
                     + ": no valid CSRF token");
             error(resp, 403, "a console action needs the session's CSRF token in the " + CSRF_HEADER + " header");
             return;
@@ -169,20 +202,21 @@ final class ConsoleServlet extends HttpServlet {
                 default -> outcome = daemon.discardDeadLetter(required(req, "shard"), id(req)) ? "discarded"
                         : "already gone";
             }
-            AUDIT.info(() -> "Ferret console: " + user + " ran " + action + " " + target + ": " + outcome);
+            AUDIT.info(() -> "Ferret console: " + escaped(user) + " ran " + action + " " + target + ": "
+                    + escaped(outcome));
             json(resp, action.equals("rebuild") && outcome.startsWith("started") ? 202 : 200,
                     Json.createObjectBuilder().add("action", action).add("outcome", outcome).build());
         } catch (IllegalArgumentException e) {
             AUDIT.info(() -> "Ferret console: " + user + " ran " + action + " " + target + ": refused, "
-                    + e.getMessage());
+                    + escaped(e.getMessage()));
             error(resp, 400, e.getMessage());
         } catch (IllegalStateException e) {
             AUDIT.info(() -> "Ferret console: " + user + " ran " + action + " " + target + ": refused, "
-                    + e.getMessage());
+                    + escaped(e.getMessage()));
             error(resp, 409, e.getMessage());
         } catch (FerretException e) {
             AUDIT.info(() -> "Ferret console: " + user + " ran " + action + " " + target + ": failed, "
-                    + e.getMessage());
+                    + escaped(e.getMessage()));
             LOG.log(Level.FINE, "Console action " + action + " failed", e);
             error(resp, 422, e.getMessage());
         }
@@ -355,7 +389,7 @@ final class ConsoleServlet extends HttpServlet {
             String value = req.getParameter(name);
             if (value != null) {
                 target.append(target.length() == 0 ? "" : " ").append(name).append('=')
-                        .append(CONTROL.matcher(value).replaceAll("?"));
+                        .append(escaped(value));
             }
         }
         return target.toString();

@@ -656,6 +656,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
      * teardown, and returns when all caught up; continuous processing then resumes.
      */
     private void rebuild(List<ShardAgent> agents, String label, Duration timeout, Consumer<RebuildProgress> progress) {
+        agents.forEach(agent -> requireHeldHere(agent, "rebuild"));
         long started = time.nanoTime();
         long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout(), time);
         agents.forEach(ShardAgent::requestStop);
@@ -753,6 +754,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
     @Override
     public void restart(String shardName) {
         ShardAgent agent = agentFor(shardName);
+        requireHeldHere(agent, "restart");
         agent.stop(settings.getStopAndDrainTimeout());
         if (running) {
             agent.start();
@@ -762,6 +764,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
     @Override
     public void hold(String shardName) {
         ShardAgent agent = agentFor(shardName);
+        requireHeldHere(agent, "hold");
         if (!agent.hold(settings.getStopAndDrainTimeout())) {
             LOG.warn("Shard {} was held past the drain bound: its page in flight was cancelled and is re-processed"
                     + " when it restarts", shardName);
@@ -771,6 +774,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
     @Override
     public long skipFailedEvent(String shardName) {
         ShardAgent agent = agentFor(shardName);
+        requireHeldHere(agent, "skip the failed event of");
         if (!running) {
             throw new IllegalStateException("the daemon is stopped; shard " + agent.name() + " cannot restart");
         }
@@ -840,7 +844,19 @@ public final class AsyncDaemon implements ProjectionDaemon {
         }
     }
 
-    private ShardAgent agentFor(String name) {
+    /**
+     * Under HotCold, an operator's verb on a shard runs only on the node that holds its lock: anywhere else it would
+     * run the shard without the lock, beside its owner. Refused here, naming why; ask the node that holds it.
+     */
+    private void requireHeldHere(ShardAgent agent, String verb) {
+        if (ownership != null && !ownership.heldShards().contains(agent.name())) {
+            throw new IllegalStateException("cannot " + verb + " shard " + agent.name() + " on this node: under"
+                    + " HotCold another node holds its lock (this node holds " + ownership.heldShards().size()
+                    + " shards); ask the node that runs it (its console or status lists it as running)");
+        }
+    }
+
+        private ShardAgent agentFor(String name) {
         ShardAgent agent = shards.get(name);
         if (agent == null) {
             List<ShardAgent> named = agentsNamed(name);

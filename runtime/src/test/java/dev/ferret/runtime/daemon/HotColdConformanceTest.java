@@ -3,6 +3,7 @@ package dev.ferret.runtime.daemon;
 import static dev.ferret.runtime.daemon.DaemonFixtures.appendTicks;
 import static dev.ferret.runtime.daemon.DaemonFixtures.fastDaemon;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.ferret.DocumentStore;
@@ -110,6 +111,34 @@ class HotColdConformanceTest {
 
     private static List<Long> sequences(DocumentStore store, String stream) {
         return store.querySession().fetchStream(stream).stream().map(EventEnvelope::sequence).toList();
+    }
+
+    @Test
+    void operatorVerbsOnAShardAnotherNodeHoldsAreRefusedThereAndTheShardKeepsRunningOnItsOwnerOnly() {
+        TestDatabase db = database("hcverbs");
+        DocumentStore a = node(db, "a", 2, true);
+        DocumentStore b = node(db, "b", 2, true);
+        await().atMost(WAIT).until(() -> owned(a).size() == 1 && owned(b).size() == 1);
+        String ofB = owned(b).iterator().next();
+        String projectionOfB = ofB.substring(0, ofB.indexOf(':'));
+        appendTicks(a, "v", 10);
+        a.waitForNonStaleProjectionData(WAIT);
+
+        for (Runnable verb : List.<Runnable>of(() -> a.daemon().rebuild(projectionOfB, WAIT),
+                () -> a.daemon().restart(ofB), () -> a.daemon().hold(ofB), () -> a.daemon().skipFailedEvent(ofB))) {
+            assertThatThrownBy(verb::run).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining(ofB).hasMessageContaining("another node holds its lock");
+        }
+        // nothing ran beside the owner: every event applied once, and the shard still runs on b only
+        assertThat(owned(a)).doesNotContain(ofB);
+        appendTicks(b, "v", 5);
+        a.waitForNonStaleProjectionData(WAIT);
+        b.waitForNonStaleProjectionData(WAIT);
+        assertEachEventAppliedOnce(2, sequences(a, "v"));
+        // on the owner the same verb runs
+        b.daemon().restart(ofB);
+        b.waitForNonStaleProjectionData(WAIT);
+        assertEachEventAppliedOnce(2, sequences(a, "v"));
     }
 
     @Test
