@@ -661,12 +661,14 @@ public final class AsyncDaemon implements ProjectionDaemon {
         long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout(), time);
         agents.forEach(ShardAgent::requestStop);
         agents.forEach(agent -> agent.awaitStop(deadline));
+        Map<ShardAgent, Long> committedBefore = new LinkedHashMap<>();
+        agents.forEach(agent -> committedBefore.put(agent, committedProgression(agent)));
         agents.forEach(this::teardown);
         agents.forEach(agent -> agent.resetForRebuild(true));
         long highest = refreshMark(timeout);
         Map<ShardAgent, Long> targets = new LinkedHashMap<>();
         agents.forEach(agent -> targets.put(agent, agent.partition().perTenant() ? marks.markOf(agent.partition()) : highest));
-        targets.forEach(ShardAgent::rebuildTo);
+        targets.forEach((agent, target) -> agent.rebuildTo(target, committedBefore.get(agent)));
         long total = targets.values().stream().mapToLong(Long::longValue).sum();
         LOG.info("Rebuilding {} over {} sequence positions in {} shards", label, total, agents.size());
         agents.forEach(ShardAgent::start);
@@ -726,7 +728,17 @@ public final class AsyncDaemon implements ProjectionDaemon {
     }
 
     /** Deletes what the shard wrote (only its tenant's documents for a tenant's shard) and its progression. */
-    private void teardown(ShardAgent agent) {
+    /** The progression the shard's run committed before a rebuild: its pages' side effects exist up to there. */
+    private long committedProgression(ShardAgent agent) {
+        try {
+            return progression.read(agent.partition().database().dataSource(), agent.name());
+        } catch (SQLException e) {
+            throw new DatabaseException("could not read the progression of " + agent.name() + " before its rebuild: "
+                    + e.getMessage(), e);
+        }
+    }
+
+        private void teardown(ShardAgent agent) {
         LogPartition partition = agent.partition();
         try {
             context.transactions().inTransaction(partition.database().dataSource(), c -> {

@@ -122,6 +122,8 @@ final class ShardAgent {
     private volatile long skipOnce = -1;
     /** The progression at which the rebuild in progress ends; written under this monitor. */
     private volatile long rebuildTarget = Long.MAX_VALUE;
+    /** What the run before the rebuild had committed: only pages below it replay silently (their effects exist). */
+    private volatile long rebuildSilentUntil;
     /** The time source's reading at this node's last commit of the shard; 0 before the first since the start. */
     private volatile long lastCommitNanos;
     /** Since when (time source reading) the supervisor has seen the shard behind its mark; 0 when caught up. */
@@ -475,12 +477,14 @@ final class ShardAgent {
     }
 
     /**
-     * With the loop stopped: the next start replays from zero with listeners suppressed, until the page that reaches
-     * {@code target} commits; the agent then ends the rebuild itself, so that one whose caller stopped waiting (a
+     * With the loop stopped: the next start replays from zero until the page that reaches {@code target} commits,
+     * with listeners and side effects suppressed only up to {@code previouslyCommitted} (what the run before had
+     * committed, so published): pages never cross it, and every event above it publishes as a live page does; the agent then ends the rebuild itself, so that one whose caller stopped waiting (a
      * timeout, a console) still goes live when it catches up.
      */
-    synchronized void rebuildTo(long target) {
+    synchronized void rebuildTo(long target, long previouslyCommitted) {
         rebuildTarget = target;
+        rebuildSilentUntil = previouslyCommitted;
         resetForRebuild(true);
     }
 
@@ -665,7 +669,7 @@ final class ShardAgent {
     private boolean processPage() throws SQLException {
         resolveUnknownCommit();
         // read once: a rebuild may end while this page is in flight, and its listeners must stay silent
-        boolean silent = rebuilding;
+        boolean silent = rebuilding && floor < rebuildSilentUntil;
         boolean warmingUp = floor < warmUpUntil;
         pageCommitted = false;
         LoadBudget.Reservation room = takeRoom();
@@ -715,9 +719,16 @@ final class ShardAgent {
         return true;
     }
 
-    /** A page's upper bound: the mark, but a warm-up page never crosses the prior version's mark. */
+    /**
+     * A page's upper bound: the mark, but a warm-up page never crosses the prior version's mark, nor a silent
+     * rebuild page what the run before the rebuild had committed.
+     */
     private long upperBound(long from) {
         long mark = mark();
+        if (rebuilding && from < rebuildSilentUntil) {
+            // a silent replay page never reaches events the previous run had not published
+            mark = Math.min(mark, rebuildSilentUntil);
+        }
         return from < warmUpUntil ? Math.min(mark, warmUpUntil) : mark;
     }
 
