@@ -175,8 +175,16 @@ final class ShardOwnership {
             if (locks == null) {
                 locks = context.dialect().openShardLocks(context.dataSource(), context.names());
             }
-            heartbeat();
-            int live = Math.max(1, liveNodes());
+            int live;
+            try {
+                heartbeat();
+                live = Math.max(1, liveNodes());
+            } catch (SQLException | RuntimeException e) {
+                // a pooled connection failed, not the lock session (the monitor probes that): keep every lock
+                LOG.warn("The HotCold heartbeat failed ({}); keeping the locks held and trying again next round",
+                        e.toString());
+                return settings.getLockAcquireInterval();
+            }
             int share = (lockNames.size() + live - 1) / live;
             while (held.size() > share) {
                 // a node joined: give back what is above this node's share

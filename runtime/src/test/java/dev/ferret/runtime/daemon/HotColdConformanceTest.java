@@ -15,6 +15,7 @@ import dev.ferret.projections.DocumentOperations;
 import dev.ferret.projections.EventProjection;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.runtime.Ferret;
+import dev.ferret.runtime.testing.FlakyDataSource;
 import dev.ferret.runtime.testing.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -139,6 +140,38 @@ class HotColdConformanceTest {
         b.daemon().restart(ofB);
         b.waitForNonStaleProjectionData(WAIT);
         assertEachEventAppliedOnce(2, sequences(a, "v"));
+    }
+
+    @Test
+    void aFailedHeartbeatWriteKeepsTheLockSessionAndEveryShardItHolds() {
+        TestDatabase db = database("hcbeat");
+        FlakyDataSource pool = new FlakyDataSource(db.newPool("beat"));
+        StoreOptions options = fastDaemon(db).dataSource(pool);
+        options.daemon().mode(DaemonMode.HOT_COLD)
+                .lockAcquireInterval(Duration.ofMillis(100))
+                .monitoringInterval(Duration.ofMillis(300))
+                .probeTimeout(Duration.ofMillis(200));
+        options.projections().add(new Counting("Beat0"), Lifecycle.ASYNC).add(new Counting("Beat1"), Lifecycle.ASYNC);
+        DocumentStore store = Ferret.createStore(options);
+        toClose.add(0, store);
+        AsyncDaemon daemon = (AsyncDaemon) store.daemon();
+        await().atMost(WAIT).until(() -> owned(store).size() == 2);
+        long session = daemon.lockSessionId();
+
+        // the scheduler thread's new connections fail: the heartbeat write, never the lock session's own connection
+        pool.refuseTo(thread -> thread.getName().contains("daemon-scheduler"));
+        int before = pool.refusals();
+        await().atMost(WAIT).until(() -> pool.refusals() >= before + 3);
+        pool.refuseTo(thread -> false);
+
+        assertThat(daemon.lockSessionId()).isEqualTo(session);
+        assertThat(owned(store)).hasSize(2);
+        appendTicks(store, "beat", 5);
+        store.waitForNonStaleProjectionData(WAIT);
+        for (long sequence : sequences(store, "beat")) {
+            assertThat(applications.get("Beat0@" + sequence)).as("Beat0@%d", sequence).hasValue(1);
+            assertThat(applications.get("Beat1@" + sequence)).as("Beat1@%d", sequence).hasValue(1);
+        }
     }
 
     @Test

@@ -26,6 +26,7 @@ public final class FlakyDataSource implements DataSource {
     private volatile Predicate<Thread> lostCommitReplies = thread -> false;
     private final AtomicInteger lostRepliesLeft = new AtomicInteger();
     private final AtomicInteger lostReplies = new AtomicInteger();
+    private final AtomicInteger refusals = new AtomicInteger();
 
     private volatile Consumer<String> statements = sql -> { };
 
@@ -66,8 +67,14 @@ public final class FlakyDataSource implements DataSource {
         return thread -> thread.getName().contains("-shard-");
     }
 
+    /** How many connections were refused so far. */
+    public int refusals() {
+        return refusals.get();
+    }
+
     private void check() throws SQLException {
         if (down || refused.test(Thread.currentThread())) {
+            refusals.incrementAndGet();
             throw new SQLTransientConnectionException("test outage: database unreachable", "08001");
         }
     }
