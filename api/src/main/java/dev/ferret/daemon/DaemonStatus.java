@@ -16,13 +16,33 @@ import java.util.Optional;
  *                        when the daemon is not running
  * @param livenessProblems why the daemon cannot heal by itself right now: the detector's loop has not finished a
  *                        cycle within its bound, a shard is stalled; empty when it is live
+ * @param sweptOutboxes   the outbox rows this node delivers for shards no agent here runs (a retired version, a
+ *                        tenant's shard not started since a restart), summed; {@link OutboxStatus#EMPTY} when none
  */
 public record DaemonStatus(DaemonMode mode, boolean running, HighWaterMarkStatus highWaterMark,
-                           List<ShardStatus> shards, Duration heartbeatAge, List<String> livenessProblems) {
+                           List<ShardStatus> shards, Duration heartbeatAge, List<String> livenessProblems,
+                           OutboxStatus sweptOutboxes) {
+
+    public DaemonStatus(DaemonMode mode, boolean running, HighWaterMarkStatus highWaterMark,
+                        List<ShardStatus> shards, Duration heartbeatAge, List<String> livenessProblems) {
+        this(mode, running, highWaterMark, shards, heartbeatAge, livenessProblems, OutboxStatus.EMPTY);
+    }
 
     public DaemonStatus(DaemonMode mode, boolean running, HighWaterMarkStatus highWaterMark,
                         List<ShardStatus> shards) {
         this(mode, running, highWaterMark, shards, Duration.ZERO, List.of());
+    }
+
+    /** The store's whole outbox as this node sees it: every shard's here plus the swept ones. */
+    public OutboxStatus outbox() {
+        List<OutboxStatus> all = new ArrayList<>();
+        shards.forEach(shard -> {
+            if (shard.outbox() != null) {
+                all.add(shard.outbox());
+            }
+        });
+        all.add(sweptOutboxes);
+        return OutboxStatus.sum(all);
     }
 
     public Optional<ShardStatus> shard(String name) {
@@ -68,9 +88,15 @@ public record DaemonStatus(DaemonMode mode, boolean running, HighWaterMarkStatus
                 problems.add("shard " + shard.name() + " is retrying a transient failure at " + shard.progression());
             }
             if (shard.outbox() != null && shard.outbox().stuck()) {
-                problems.add("the outbox of shard " + shard.name() + " has failed to deliver for longer than the"
-                        + " stalled-shard threshold; " + shard.outbox().undelivered() + " messages wait");
+                problems.add("the outbox of shard " + shard.name() + " has " + shard.outbox().undelivered()
+                        + " messages waiting, the oldest for " + shard.outbox().oldestUndelivered().toMillis()
+                        + " ms: past the stalled-shard threshold");
             }
+        }
+        if (sweptOutboxes.stuck()) {
+            problems.add("the outbox rows of shards no agent here runs have " + sweptOutboxes.undelivered()
+                    + " messages waiting, the oldest for " + sweptOutboxes.oldestUndelivered().toMillis()
+                    + " ms: past the stalled-shard threshold");
         }
         return problems;
     }

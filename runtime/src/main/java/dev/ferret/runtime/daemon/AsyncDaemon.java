@@ -492,7 +492,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         boolean on = running;
         List<String> problems = on ? livenessProblems(statuses) : List.of();
         DaemonStatus status = new DaemonStatus(settings.getMode(), on, markStatus(), statuses,
-                on ? polling.sinceLastRun() : Duration.ZERO, problems);
+                on ? polling.sinceLastRun() : Duration.ZERO, problems, parts.outboxes().sweptStatus());
         heal();
         return status;
     }

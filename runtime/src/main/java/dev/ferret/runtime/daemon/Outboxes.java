@@ -1,5 +1,6 @@
 package dev.ferret.runtime.daemon;
 
+import dev.ferret.daemon.OutboxStatus;
 import dev.ferret.runtime.tenancy.TenantDatabases;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +30,13 @@ final class Outboxes {
             }
         });
         return sweeping;
+    }
+
+    /** The sweeps in progress, as one outbox. */
+    OutboxStatus sweptStatus() {
+        List<OutboxStatus> swept = new ArrayList<>();
+        sweeping().forEach(outbox -> swept.add(outbox.status()));
+        return swept.isEmpty() ? OutboxStatus.EMPTY : OutboxStatus.sum(swept);
     }
 
     /** At a stop: every sweep delivers until {@code deadlineNanos} and ends. */

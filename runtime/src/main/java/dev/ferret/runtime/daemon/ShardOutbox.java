@@ -203,11 +203,14 @@ final class ShardOutbox {
     OutboxStatus status() {
         long failing = failingSinceNanos;
         Instant oldest = oldestUndelivered;
-        boolean stuck = failing != 0
-                && parts.time().nanoTime() - failing > parts.settings().getStalledShardThreshold().toNanos();
+        Duration threshold = parts.settings().getStalledShardThreshold();
         Duration age = oldest == null ? Duration.ZERO
                 : Duration.between(oldest, context.clock().instant());
-        return new OutboxStatus(undelivered, age.isNegative() ? Duration.ZERO : age, lastError, stuck);
+        age = age.isNegative() ? Duration.ZERO : age;
+        // failing for long, or a backlog that does not drain: either leaves messages waiting past the threshold
+        boolean stuck = failing != 0 && parts.time().nanoTime() - failing > threshold.toNanos()
+                || undelivered > 0 && age.compareTo(threshold) > 0;
+        return new OutboxStatus(undelivered, age, lastError, stuck);
     }
 
     /** Starts a delivery run unless one runs (it is asked to look again) or a back-off is pending. */

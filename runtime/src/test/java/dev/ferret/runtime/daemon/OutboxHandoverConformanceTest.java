@@ -8,6 +8,7 @@ import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.DaemonMode;
+import dev.ferret.daemon.DaemonStatus;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.projections.OutboxMessage;
@@ -157,9 +158,21 @@ class OutboxHandoverConformanceTest {
             }
             assertThat(undelivered(db, "Handover:All")).isEqualTo(500);
 
-            brokerDown.set(false);
-            try (DocumentStore green = Ferret.createStore(node(db, 2, brokerDown))) {
+            StoreOptions greenOptions = node(db, 2, brokerDown);
+            greenOptions.daemon().stalledShardThreshold(Duration.ofMillis(300));
+            try (DocumentStore green = Ferret.createStore(greenOptions)) {
                 green.waitForNonStaleProjectionData(WAIT);
+                // while the broker is down the swept rows show in the store-wide outbox, and in health once stuck
+                await().atMost(WAIT).untilAsserted(() -> {
+                    DaemonStatus status = green.daemon().status();
+                    assertThat(status.sweptOutboxes().undelivered()).isEqualTo(500);
+                    assertThat(status.outbox().undelivered()).isEqualTo(500);
+                    assertThat(status.healthy()).isFalse();
+                    assertThat(status.live()).isTrue();
+                    assertThat(status.problems()).anySatisfy(p -> assertThat(p).contains("no agent here runs")
+                            .contains("500 messages"));
+                });
+                brokerDown.set(false);
                 await().atMost(WAIT).until(() -> deliveredOf(1).size() == 500);
                 assertThat(deliveredOf(1)).isEqualTo(sequences(1, 500));
                 // the gate held v2's replay back: v1 had published those events
@@ -168,6 +181,8 @@ class OutboxHandoverConformanceTest {
                 appendTicks(green, 1, 5);
                 await().atMost(WAIT).until(() -> deliveredOf(2).size() == 5);
                 await().atMost(WAIT).until(() -> undelivered(db, "Handover:All") == 0);
+                await().atMost(WAIT).until(() -> green.daemon().status().healthy());
+                assertThat(green.daemon().status().outbox().undelivered()).isZero();
             }
         }
     }
