@@ -73,6 +73,10 @@ public final class DaemonSettings {
     public static final Setting<Duration> OUTBOX_RETENTION = declare("outboxRetention", "daemon.outbox-retention",
             Duration.class, Duration.ofHours(1), Rule.positive(), "how long a delivered side-effect message stays"
                     + " in `pc_outbox` before the dispatcher deletes it; undelivered ones are never deleted");
+    public static final Setting<Duration> OUTBOX_DELIVERY_TIMEOUT = declare("outboxDeliveryTimeout",
+            "daemon.outbox-delivery-timeout", Duration.class, Duration.ofSeconds(30), Rule.positive(),
+            "how long one call of the side-effect publisher may take; a call past it counts as failed and is"
+                    + " retried after the back-off (a call still hung is not started twice)");
     public static final Setting<Duration> STOP_AND_DRAIN_TIMEOUT = declare("stopAndDrainTimeout",
             "projections.stop-and-drain-timeout", Duration.class, Duration.ofSeconds(5), Rule.anyDuration("no bound"),
             "how long stopping a shard waits for its page in flight before cancelling it (rolled back, re-processed"
@@ -360,6 +364,15 @@ public final class DaemonSettings {
     /** See {@link #OUTBOX_RETENTION}; default 1 h. */
     public DaemonSettings outboxRetention(Duration retention) {
         return set(OUTBOX_RETENTION, retention);
+    }
+
+    /** See {@link #OUTBOX_DELIVERY_TIMEOUT}; default 30 s. */
+    public DaemonSettings outboxDeliveryTimeout(Duration timeout) {
+        return set(OUTBOX_DELIVERY_TIMEOUT, timeout);
+    }
+
+    public Duration getOutboxDeliveryTimeout() {
+        return get(OUTBOX_DELIVERY_TIMEOUT);
     }
 
     public DaemonMode getMode() {

@@ -88,6 +88,8 @@ public final class FerretSettings {
             "role name: sees the console and runs its actions", "`ferret-operator`");
     public static final Key CONSOLE_VIEWER_ROLE = key("ferret.console.viewer-role",
             "role name: sees the console, runs nothing", "`ferret-viewer`");
+    public static final Key CONSOLE_TRANSPORT_GUARANTEE = key("ferret.console.transport-guarantee",
+            "`confidential` (HTTPS only) \\| `none`", "`confidential`");
 
     /** Every key this class reads, in documentation order: its own, then the daemon's. */
     public static final List<Key> KEYS = keys();

@@ -202,14 +202,17 @@ public class FerretStoreLifecycle {
         return built;
     }
 
-    /** The container's executors; at most {@code workers} daemon tasks on the managed executor at once. */
+    /**
+     * The container's executors: at most {@code workers} daemon tasks on the managed executor at once, and the
+     * publisher's calls on it too, outside that bound, so that a hung observer never holds a page loop's slot.
+     */
     private static DaemonExecutors executors(FerretSettings settings, int workers) {
         ManagedScheduledExecutorService scheduler = lookup(settings.managedScheduledExecutor(),
                 ManagedScheduledExecutorService.class, FerretSettings.MANAGED_SCHEDULED_EXECUTOR.name());
         ManagedExecutorService managed = lookup(settings.managedExecutor(), ManagedExecutorService.class,
                 FerretSettings.MANAGED_EXECUTOR.name());
         return new DaemonExecutors(new SerialScheduledExecutor(scheduler),
-                new BoundedWorkers(new HintedExecutor(managed, settings.longRunningHint()), workers), false);
+                new BoundedWorkers(new HintedExecutor(managed, settings.longRunningHint()), workers), managed, false);
     }
 
     private static <T> T lookup(String name, Class<T> type, String key) {

@@ -44,8 +44,8 @@ public final class ConsoleInitializer implements ServletContainerInitializer {
         }
         context.declareRoles(settings.operatorRole(), settings.viewerRole());
         Set<String> constrainedElsewhere = console.setServletSecurity(new ServletSecurityElement(
-                new HttpConstraintElement(ServletSecurity.TransportGuarantee.NONE, settings.operatorRole(),
-                        settings.viewerRole())));
+                new HttpConstraintElement(settings.confidential() ? ServletSecurity.TransportGuarantee.CONFIDENTIAL
+                        : ServletSecurity.TransportGuarantee.NONE, settings.operatorRole(), settings.viewerRole())));
         if (!constrainedElsewhere.isEmpty()) {
             // the deployment descriptor's constraint wins over this one: it could open what the console protects
             throw new ServletException("Ferret console: the application's web.xml declares a security constraint"

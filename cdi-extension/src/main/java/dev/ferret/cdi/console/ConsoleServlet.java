@@ -62,6 +62,7 @@ final class ConsoleServlet extends HttpServlet {
     private static final Logger LOG = Logger.getLogger(ConsoleServlet.class.getName());
     private static final String CSRF_ATTRIBUTE = ConsoleServlet.class.getName() + ".csrf";
     private static final int MAX_DEAD_LETTERS = 200;
+    static final int MAX_EVENT_JSON = 16_384;
     /** How long an action's request waits for a rebuild before answering that it goes on. */
     private static final Duration REBUILD_WAIT = Duration.ofMillis(500);
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -113,6 +114,7 @@ final class ConsoleServlet extends HttpServlet {
         switch (route) {
             case "" -> resp.sendRedirect(req.getContextPath() + settings.path() + "/");
             case "/", "/index.html" -> page(resp);
+            case "/console.js" -> script(resp);
             case "/api/status" -> withStore(resp, store -> json(resp, 200, status(req, store)));
             case "/api/dead-letters" -> withStore(resp, store -> {
                 try {
@@ -363,10 +365,23 @@ final class ConsoleServlet extends HttpServlet {
                     .add("errorType", dead.errorType()).add("message", String.valueOf(dead.message()))
                     .add("failedAt", String.valueOf(dead.failedAt()));
             row.add("streamId", dead.streamId() == null ? "" : dead.streamId());
-            row.add("eventJson", dead.eventJson() == null ? "" : dead.eventJson());
+            row.add("eventJson", capped(dead.eventJson()));
             rows.add(row);
         }
+        // event payloads of any tenant: who read which, for the audit trail
+        String user = user(req);
+        AUDIT.info(() -> "Ferret console: " + escaped(user) + " read " + page.size() + " dead letters of shard "
+                + escaped(shard) + " after id " + after);
         return Json.createObjectBuilder().add("shard", shard).add("deadLetters", rows).build();
+    }
+
+    /** An event's JSON for the page, at most {@value #MAX_EVENT_JSON} characters, a cut one saying so. */
+    static String capped(String json) {
+        if (json == null) {
+            return "";
+        }
+        return json.length() <= MAX_EVENT_JSON ? json : json.substring(0, MAX_EVENT_JSON) + "… (cut: "
+                + json.length() + " characters in all; read the event from the store)";
     }
 
     private static boolean csrfMatches(HttpServletRequest req) {
@@ -423,16 +438,25 @@ final class ConsoleServlet extends HttpServlet {
     }
 
     private static void page(HttpServletResponse resp) throws IOException {
-        try (InputStream html = ConsoleServlet.class.getResourceAsStream("console.html")) {
-            if (html == null) {
-                throw new IOException("console.html is missing from the extension's jar");
+        resource(resp, "console.html", "text/html;charset=UTF-8");
+    }
+
+    private static void script(HttpServletResponse resp) throws IOException {
+        resource(resp, "console.js", "text/javascript;charset=UTF-8");
+    }
+
+    /** One of the console's own files; scripts only from the console itself, none inline. */
+    private static void resource(HttpServletResponse resp, String name, String contentType) throws IOException {
+        try (InputStream content = ConsoleServlet.class.getResourceAsStream(name)) {
+            if (content == null) {
+                throw new IOException(name + " is missing from the extension's jar");
             }
-            resp.setContentType("text/html;charset=UTF-8");
+            resp.setContentType(contentType);
             resp.setHeader("Cache-Control", "no-store");
             resp.setHeader("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline';"
-                    + " script-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+                    + " script-src 'self'; frame-ancestors 'none'");
             resp.setHeader("X-Content-Type-Options", "nosniff");
-            html.transferTo(resp.getOutputStream());
+            content.transferTo(resp.getOutputStream());
         }
     }
 

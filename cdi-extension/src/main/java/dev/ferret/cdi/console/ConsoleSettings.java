@@ -9,15 +9,17 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
- * The console's keys ({@link FerretSettings#CONSOLE_ENABLED} and the three after it), read and checked; plain Java.
+ * The console's keys ({@link FerretSettings#CONSOLE_ENABLED} and the four after it), read and checked; plain Java.
  *
  * @param enabled      whether the console is served
  * @param path         where, within the application: segments of letters, digits, {@code .}, {@code _} and
  *                     {@code -}, with a leading slash and none at the end
  * @param operatorRole the role that sees the console and runs its actions
  * @param viewerRole   the role that only sees it
+ * @param confidential whether the container must serve it over HTTPS only (the servlet's transport guarantee)
  */
-public record ConsoleSettings(boolean enabled, String path, String operatorRole, String viewerRole) {
+public record ConsoleSettings(boolean enabled, String path, String operatorRole, String viewerRole,
+                              boolean confidential) {
 
     public static final String DEFAULT_PATH = "/ferret-console";
     public static final String DEFAULT_OPERATOR_ROLE = "ferret-operator";
@@ -55,7 +57,18 @@ public record ConsoleSettings(boolean enabled, String path, String operatorRole,
         }
         String operator = role(lookup, FerretSettings.CONSOLE_OPERATOR_ROLE, DEFAULT_OPERATOR_ROLE, problems);
         String viewer = role(lookup, FerretSettings.CONSOLE_VIEWER_ROLE, DEFAULT_VIEWER_ROLE, problems);
-        return new Read(new ConsoleSettings(enabled, path, operator, viewer), List.copyOf(problems));
+        boolean confidential = true;
+        Optional<String> guarantee = lookup.apply(FerretSettings.CONSOLE_TRANSPORT_GUARANTEE.name()).map(String::trim);
+        if (guarantee.isPresent()) {
+            String value = guarantee.get().toLowerCase(Locale.ROOT);
+            if (value.equals("confidential") || value.equals("none")) {
+                confidential = value.equals("confidential");
+            } else {
+                problems.add(refused(FerretSettings.CONSOLE_TRANSPORT_GUARANTEE, guarantee.get(),
+                        "confidential or none"));
+            }
+        }
+        return new Read(new ConsoleSettings(enabled, path, operator, viewer, confidential), List.copyOf(problems));
     }
 
     private static String role(Function<String, Optional<String>> lookup, FerretSettings.Key key, String fallback,

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class ConsoleServletAccessTest {
 
     private final ConsoleServlet servlet = new ConsoleServlet(new ConsoleSettings(true, "/ferret-console",
-            "ferret-operator", "ferret-viewer"));
+            "ferret-operator", "ferret-viewer", true));
 
     /** What the servlet answered: status and headers. */
     private static final class Answer {

@@ -454,6 +454,10 @@ public final class AsyncDaemon implements ProjectionDaemon {
         budget.close();
         if (executors.ownedByDaemon()) {
             executors.scheduler().shutdownNow();
+            if (executors.deliveries() != null) {
+                // past the drain every outbox stopped: a publisher call still running is hung, and left alone
+                executors.deliveries().shutdownNow();
+            }
             executors.workers().shutdown();
             try {
                 long remaining = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - time.nanoTime();

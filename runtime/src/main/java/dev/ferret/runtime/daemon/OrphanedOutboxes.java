@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -40,6 +41,8 @@ final class OrphanedOutboxes {
     private long lastRunNanos;
     private boolean ranOnce;
     private volatile boolean inFlight;
+    /** Databases the last sweeps could not read; owned by the one sweep in flight. */
+    private final Set<String> unreadable = new HashSet<>();
 
     /** {@code claim} gets, per database, the shards with undelivered rows; it sweeps the ones it may. */
     OrphanedOutboxes(ShardParts parts, Consumer<Map<TenantDatabases.Database, Set<String>>> claim) {
@@ -73,10 +76,17 @@ final class OrphanedOutboxes {
                     if (!shards.isEmpty()) {
                         pending.put(database, shards);
                     }
+                    if (unreadable.remove(database.name())) {
+                        LOG.info("The outbox sweep reads database {} again", database.name());
+                    }
                 } catch (SQLException | RuntimeException e) {
-                    // one database that cannot be read holds only its own rows back
-                    LOG.warn("Reading the undelivered outbox rows of database {} failed: {}", database.name(),
-                            e.toString());
+                    // one database that cannot be read holds only its own rows back; said once per outage
+                    if (unreadable.add(database.name())) {
+                        LOG.warn("The outbox sweep cannot read database {} ({}); it tries again every sweep",
+                                database.name(), e.toString());
+                    } else {
+                        LOG.debug("The outbox sweep still cannot read database {}: {}", database.name(), e.toString());
+                    }
                 }
             }
             if (!pending.isEmpty()) {

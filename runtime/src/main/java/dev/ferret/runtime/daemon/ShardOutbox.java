@@ -59,6 +59,8 @@ final class ShardOutbox {
     private final StoreContext context;
     private final OutboxSql sql;
     private final Map<UUID, Object> fresh = new ConcurrentHashMap<>();
+    /** Used only by the one run in flight. */
+    private final TimedDelivery delivery;
 
     // run state: guarded by this
     /** The shard's agent runs here. */
@@ -87,6 +89,8 @@ final class ShardOutbox {
         this.context = parts.context();
         this.sql = parts.outboxSql();
         this.backoff = Backoff.of(parts.settings()).attempts();
+        this.delivery = new TimedDelivery(context.sideEffectPublisher(), parts.executors().deliveries(),
+                parts.settings().getOutboxDeliveryTimeout());
     }
 
     /**
@@ -373,7 +377,7 @@ final class ShardOutbox {
             if (payload == null) {
                 payload = context.serializer().fromJson(row.payload(), typeNamed(row.type()));
             }
-            context.sideEffectPublisher().publish(new OutboxMessage(row.messageId().toString(), shard, row.sequence(),
+            delivery.publish(new OutboxMessage(row.messageId().toString(), shard, row.sequence(),
                     row.tenantId(), payload));
         } catch (Exception e) {
             String why = e.toString();

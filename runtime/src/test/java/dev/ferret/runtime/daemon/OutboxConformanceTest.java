@@ -26,7 +26,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -147,6 +150,53 @@ class OutboxConformanceTest {
                     assertThat(outbox.stuck()).isFalse();
                     assertThat(store.daemon().status().healthy()).isTrue();
                 });
+            }
+        }
+    }
+
+    @Test
+    void aPublisherThatHangsIsCutOffAtTheDeliveryTimeoutRetriedOnceItReturnsAndNeverHoldsThePageLoop()
+            throws Exception {
+        CountDownLatch hang = new CountDownLatch(1);
+        AtomicInteger calls = new AtomicInteger();
+        List<OutboxMessage> delivered = Collections.synchronizedList(new ArrayList<>());
+        try (TestDatabase db = TestDatabase.create("outboxhang")) {
+            StoreOptions options = fastDaemon(db);
+            options.daemon().outboxDeliveryTimeout(Duration.ofMillis(200)).stalledShardThreshold(Duration.ofMillis(300));
+            options.projections().add(outboxed(false), Lifecycle.ASYNC).outboxPublisher(message -> {
+                // the first call hangs, ignoring interrupts, until the test lets it go
+                if (calls.incrementAndGet() == 1) {
+                    while (true) {
+                        try {
+                            if (hang.await(60, TimeUnit.SECONDS)) {
+                                break;
+                            }
+                        } catch (InterruptedException ignored) {
+                            // a publisher that ignores the cut-off
+                        }
+                    }
+                }
+                delivered.add(message);
+            });
+            try (DocumentStore store = Ferret.createStore(options)) {
+                appendTicks(store, "a", 5);
+                // one shard, so one page worker: the page loop goes on although the publisher hangs
+                store.waitForNonStaleProjectionData(WAIT);
+                appendTicks(store, "a", 5);
+                store.waitForNonStaleProjectionData(WAIT);
+                assertThat(store.querySession().load(Tally.class, "a").orElseThrow().count()).isEqualTo(10);
+                await().atMost(WAIT).untilAsserted(() -> {
+                    OutboxStatus outbox = store.daemon().status().shard(SHARD).orElseThrow().outbox();
+                    assertThat(outbox.lastError()).contains("delivery timeout");
+                    assertThat(outbox.stuck()).isTrue();
+                });
+                // no second call while the first is still hung
+                assertThat(calls.get()).isEqualTo(1);
+
+                hang.countDown();
+                await().atMost(WAIT).until(() -> delivered.stream().map(OutboxMessage::id).distinct().count() == 10);
+                // the shard's order holds: the hung message first (perhaps twice: at least once), then the rest
+                assertThat(sequencesOf(delivered).stream().distinct().toList()).hasSize(10).isSorted();
             }
         }
     }
