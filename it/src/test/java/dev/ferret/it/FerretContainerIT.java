@@ -210,6 +210,23 @@ class FerretContainerIT {
 
     @Test
     @Order(6)
+    void aRestartedApplicationReadsBackAnEventTypeOnlyAnEventProjectionDeclares() throws Exception {
+        // written by this deployment, and projected only by the next one, which has not appended a Noted itself
+        assertThat(post("/ferret-main/api/hold/Notes:All").statusCode()).isEqualTo(202);
+        assertThat(post("/ferret-main/api/notes/n-1?text=kept").statusCode()).isEqualTo(202);
+        assertThat(get("/ferret-main/api/notes/n-1").statusCode()).isEqualTo(404);
+        deployer.undeploy("main");
+        deployer.deploy("main");
+        await().atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
+            HttpResponse<String> note = get("/ferret-main/api/notes/n-1");
+            assertThat(note.statusCode()).isEqualTo(200);
+            assertThat(note.body()).contains("\"text\":\"kept\"");
+        });
+        assertThat(get("/ferret-main/api/status").body()).contains("\"Notes:All\":\"RUNNING\"");
+    }
+
+    @Test
+    @Order(7)
     void undeployingStopsTheAgents() throws Exception {
         Path log = messagesLog();
         long before = Files.size(log);

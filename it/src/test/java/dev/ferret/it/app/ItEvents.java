@@ -10,6 +10,10 @@ public final class ItEvents {
     public record Poison(String orderId) {
     }
 
+    /** Handled by {@link ItNotes} only, an {@code EventProjection}. */
+    public record Noted(String noteId, String text) {
+    }
+
     /** Published by the ItOrder projection for every order it creates. */
     public record Announced(String orderId) {
     }

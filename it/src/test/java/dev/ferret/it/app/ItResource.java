@@ -106,6 +106,33 @@ public class ItResource {
     }
 
     @POST
+    @Path("notes/{id}")
+    public Response note(@PathParam("id") String id, @QueryParam("text") String text) {
+        try (DocumentSession session = store.openSession()) {
+            session.events().append("note-" + id, new ItEvents.Noted(id, text));
+            session.saveChanges();
+        }
+        return Response.accepted().build();
+    }
+
+    /** Holds a shard, so that events appended meanwhile are left to the next deployment. */
+    @POST
+    @Path("hold/{shard}")
+    public Response hold(@PathParam("shard") String shard) {
+        store.daemon().hold(shard);
+        return Response.accepted().build();
+    }
+
+    @GET
+    @Path("notes/{id}")
+    public Response noteOf(@PathParam("id") String id) {
+        try (QuerySession session = store.querySession()) {
+            return session.load(ItNote.class, id).map(n -> Response.ok(n).build())
+                    .orElse(Response.status(404).build());
+        }
+    }
+
+    @POST
     @Path("poison/{id}")
     public Response poison(@PathParam("id") String id) {
         try (DocumentSession session = store.openSession()) {

@@ -1,0 +1,4 @@
+package dev.ferret.it.app;
+
+public record ItNote(String id, String text) {
+}
