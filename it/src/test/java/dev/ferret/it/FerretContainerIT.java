@@ -20,6 +20,7 @@ import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -73,6 +74,27 @@ class FerretContainerIT {
                 ferret.apply-all-database-changes-on-startup=true
                 ferret.daemon.mode=SOLO
                 """).addPackage(DupA.class.getPackage());
+    }
+
+    /** A web.xml whose own constraint on the console's path would replace the console's. */
+    @Deployment(name = "guarded", managed = false, testable = false)
+    static WebArchive guarded() {
+        return war("ferret-guarded", """
+                ferret.schema=it_guarded
+                ferret.apply-all-database-changes-on-startup=true
+                ferret.daemon.mode=DISABLED
+                ferret.console.enabled=true
+                ferret.console.transport-guarantee=none
+                """).setWebXML(new StringAsset("""
+                <web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="6.0">
+                  <security-constraint>
+                    <web-resource-collection>
+                      <web-resource-name>everyone</web-resource-name>
+                      <url-pattern>/ferret-console/*</url-pattern>
+                    </web-resource-collection>
+                  </security-constraint>
+                </web-app>
+                """));
     }
 
     @Test
@@ -206,6 +228,22 @@ class FerretContainerIT {
             // it never started
         }
         assertThat(get("/ferret-duplicate/api/status").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    @Order(5)
+    void aWebXmlConstraintOnTheConsolesPathFailsTheDeploymentNamingIt() throws Exception {
+        Path log = messagesLog();
+        long before = Files.exists(log) ? Files.size(log) : 0;
+        assertThatThrownBy(() -> deployer.deploy("guarded")).isInstanceOf(Exception.class);
+        await().atMost(PATIENCE).untilAsserted(() -> assertThat(tail(log, before))
+                .contains("declares a security constraint for [/ferret-console/*]"));
+        try {
+            deployer.undeploy("guarded");
+        } catch (RuntimeException ignored) {
+            // it never started
+        }
+        assertThat(get("/ferret-guarded/ferret-console/api/status").statusCode()).isEqualTo(404);
     }
 
     @Test

@@ -7,6 +7,7 @@ import dev.ferret.daemon.ChangeSet;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.projections.SideEffectPublisher;
+import dev.ferret.projections.Snapshot;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
 import java.time.Duration;
@@ -48,10 +49,16 @@ public final class OutboxNode {
     }
 
     static StoreOptions options(String url, String schema, SideEffectPublisher publisher) {
+        return options(url, schema, publisher, OutboxConformanceTest.outboxed(false));
+    }
+
+    /** A node running {@code projection} (the outboxed one, of some version). */
+    static StoreOptions options(String url, String schema, SideEffectPublisher publisher,
+                                Snapshot<Tally> projection) {
         StoreOptions options = new StoreOptions().connection(url, null, null).schema(schema)
                 .applyAllDatabaseChangesOnStartup(true);
         options.events().register(DaemonFixtures.Tick.class).register(DaemonFixtures.Poison.class);
-        options.projections().add(OutboxConformanceTest.outboxed(false), Lifecycle.ASYNC).outboxPublisher(publisher);
+        options.projections().add(projection, Lifecycle.ASYNC).outboxPublisher(publisher);
         options.daemon().mode(DaemonMode.HOT_COLD)
                 .batchSize(5)
                 .pollingInterval(Duration.ofMillis(50))

@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ferret.DocumentStore;
+import dev.ferret.StoreOptions;
 import dev.ferret.projections.OutboxMessage;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -79,6 +84,61 @@ class OutboxProcessTest {
                 assertThat(ids(deliveredHere)).as("the new owner delivers each message once").hasSize(
                         deliveredHere.size());
             }
+        }
+    }
+
+    @Test
+    void aKilledNodesUndeliveredRowsOfAVersionTheSurvivorDoesNotRunAreSweptByTheSurvivor() throws Exception {
+        try (SharedDatabase shared = SharedDatabase.create("outboxretired")) {
+            AtomicInteger otherOwns = new AtomicInteger(-1);
+            Map<String, Long> deliveredThere = new ConcurrentHashMap<>();
+            Process other = shared.startNode(OutboxNode.class, line -> {
+                if (line.startsWith("OWNS ")) {
+                    otherOwns.set(Integer.parseInt(line.substring(5).trim()));
+                } else if (line.startsWith("DELIVERED ")) {
+                    String[] parts = line.split(" ");
+                    deliveredThere.put(parts[1], Long.parseLong(parts[2]));
+                }
+            }, "15");
+            await().atMost(WAIT).until(() -> otherOwns.get() == 1);
+
+            // the survivor runs only version 2: version 1's shard is nobody's once the other node is gone
+            List<OutboxMessage> deliveredHere = Collections.synchronizedList(new ArrayList<>());
+            StoreOptions survivor = OutboxNode.options(shared.url, shared.schema, deliveredHere::add,
+                    OutboxConformanceTest.outboxed(false).withVersion(2));
+            try (DocumentStore local = Ferret.createStore(survivor)) {
+                DaemonFixtures.appendTicks(local, "p", TICKS);
+                assertThat(other.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the node halted").isTrue();
+
+                long committedByV1 = progressionOf(shared, "Outboxed:All");
+                assertThat(committedByV1).isGreaterThanOrEqualTo(15);
+                await().atMost(WAIT).untilAsserted(() -> {
+                    Set<Long> delivered = new HashSet<>(deliveredThere.values());
+                    delivered.addAll(sequences(deliveredHere, "Outboxed:All"));
+                    assertThat(delivered).as("every message version 1 committed, from either node")
+                            .containsAll(LongStream.rangeClosed(1, committedByV1).boxed().toList());
+                });
+                // the page the node halted on never went out there: the survivor swept it
+                assertThat(sequences(deliveredHere, "Outboxed:All")).isNotEmpty();
+            }
+        }
+    }
+
+    private static long progressionOf(SharedDatabase shared, String shard) throws Exception {
+        try (Connection c = DriverManager.getConnection(shared.url);
+             PreparedStatement ps = c.prepareStatement("SELECT last_seq_id FROM " + shared.schema
+                     + ".pc_event_progression WHERE name = ?")) {
+            ps.setString(1, shard);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        }
+    }
+
+    private static Set<Long> sequences(List<OutboxMessage> messages, String shard) {
+        synchronized (messages) {
+            return messages.stream().filter(m -> m.shard().equals(shard))
+                    .map(m -> ((OutboxConformanceTest.Effect) m.payload()).sequence()).collect(Collectors.toSet());
         }
     }
 
