@@ -33,7 +33,8 @@ public final class ConsoleInitializer implements ServletContainerInitializer {
         if (!settings.enabled()) {
             return;
         }
-        ServletRegistration.Dynamic console = context.addServlet("ferret-console", new ConsoleServlet(settings));
+        ConsoleServlet servlet = new ConsoleServlet(settings);
+        ServletRegistration.Dynamic console = context.addServlet("ferret-console", servlet);
         if (console == null) {
             throw new ServletException("the application already has a servlet named ferret-console");
         }
@@ -48,10 +49,13 @@ public final class ConsoleInitializer implements ServletContainerInitializer {
                         : ServletSecurity.TransportGuarantee.NONE, settings.operatorRole(), settings.viewerRole())));
         if (!constrainedElsewhere.isEmpty()) {
             // the deployment descriptor's constraint wins over this one: it could open what the console protects
-            throw new ServletException("Ferret console: the application's web.xml declares a security constraint"
-                    + " for " + constrainedElsewhere + ", which would replace the console's own (roles "
-                    + settings.operatorRole() + ", " + settings.viewerRole() + "); remove it, or move "
-                    + FerretSettings.CONSOLE_PATH.name() + " elsewhere");
+            String why = "Ferret console: the application's web.xml declares a security constraint for "
+                    + constrainedElsewhere + ", which would replace the console's own (roles " + settings.operatorRole()
+                    + ", " + settings.viewerRole() + "); remove it, or move " + FerretSettings.CONSOLE_PATH.name()
+                    + " elsewhere";
+            // closed even where the server keeps the application running after this initializer failed
+            servlet.refuseAll(why);
+            throw new ServletException(why);
         }
         LOG.info("Ferret console at " + context.getContextPath() + settings.path() + "/ for the roles "
                 + settings.operatorRole() + " (actions) and " + settings.viewerRole() + " (view)");

@@ -72,8 +72,20 @@ final class ConsoleServlet extends HttpServlet {
     private final transient ShardRates rates = new ShardRates();
     private final transient RebuildWatch rebuilds = new RebuildWatch();
 
+    /** Why the console refuses every request (its deployment is misconfigured); null while it serves. */
+    private volatile String refusal;
+
     ConsoleServlet(ConsoleSettings settings) {
         this.settings = settings;
+    }
+
+    /**
+     * From here on every request is answered 503 naming {@code why}: for a server that keeps the application
+     * running after its initializer failed (Open Liberty logs it and starts the application), so that the console
+     * stays closed rather than serve under a constraint it did not choose.
+     */
+    void refuseAll(String why) {
+        refusal = why;
     }
 
     /**
@@ -86,6 +98,11 @@ final class ConsoleServlet extends HttpServlet {
         resp.setHeader("X-Frame-Options", "DENY");
         resp.setHeader("X-Content-Type-Options", "nosniff");
         resp.setHeader("Content-Security-Policy", "frame-ancestors 'none'");
+        String why = refusal;
+        if (why != null) {
+            error(resp, 503, why);
+            return;
+        }
         String method = req.getMethod();
         if ("TRACE".equals(method) || "OPTIONS".equals(method)) {
             error(resp, 405, "the console takes GET and POST only");

@@ -39,16 +39,7 @@ public record ConsoleSettings(boolean enabled, String path, String operatorRole,
     /** Reads the keys through {@code lookup}; never throws on a bad value, which is reported instead. */
     public static Read read(Function<String, Optional<String>> lookup) {
         List<String> problems = new ArrayList<>();
-        boolean enabled = false;
-        Optional<String> enabledValue = lookup.apply(FerretSettings.CONSOLE_ENABLED.name()).map(String::trim);
-        if (enabledValue.isPresent()) {
-            String value = enabledValue.get().toLowerCase(Locale.ROOT);
-            if (value.equals("true") || value.equals("false")) {
-                enabled = value.equals("true");
-            } else {
-                problems.add(refused(FerretSettings.CONSOLE_ENABLED, enabledValue.get(), "true or false"));
-            }
-        }
+        boolean enabled = either(lookup, FerretSettings.CONSOLE_ENABLED, "true", "false", false, problems);
         String path = lookup.apply(FerretSettings.CONSOLE_PATH.name()).map(String::trim).orElse(DEFAULT_PATH);
         if (!PATH.matcher(path).matches() || path.contains("/./") || path.contains("/../") || path.endsWith("/.")
                 || path.endsWith("/..")) {
@@ -57,18 +48,24 @@ public record ConsoleSettings(boolean enabled, String path, String operatorRole,
         }
         String operator = role(lookup, FerretSettings.CONSOLE_OPERATOR_ROLE, DEFAULT_OPERATOR_ROLE, problems);
         String viewer = role(lookup, FerretSettings.CONSOLE_VIEWER_ROLE, DEFAULT_VIEWER_ROLE, problems);
-        boolean confidential = true;
-        Optional<String> guarantee = lookup.apply(FerretSettings.CONSOLE_TRANSPORT_GUARANTEE.name()).map(String::trim);
-        if (guarantee.isPresent()) {
-            String value = guarantee.get().toLowerCase(Locale.ROOT);
-            if (value.equals("confidential") || value.equals("none")) {
-                confidential = value.equals("confidential");
-            } else {
-                problems.add(refused(FerretSettings.CONSOLE_TRANSPORT_GUARANTEE, guarantee.get(),
-                        "confidential or none"));
-            }
-        }
+        boolean confidential = either(lookup, FerretSettings.CONSOLE_TRANSPORT_GUARANTEE, "confidential", "none",
+                true, problems);
         return new Read(new ConsoleSettings(enabled, path, operator, viewer, confidential), List.copyOf(problems));
+    }
+
+    /** A key of two words, in any case: true for {@code yes}, false for {@code no}; another is a problem. */
+    private static boolean either(Function<String, Optional<String>> lookup, FerretSettings.Key key, String yes,
+                                  String no, boolean fallback, List<String> problems) {
+        Optional<String> given = lookup.apply(key.name()).map(String::trim);
+        if (given.isEmpty()) {
+            return fallback;
+        }
+        String value = given.get().toLowerCase(Locale.ROOT);
+        if (!value.equals(yes) && !value.equals(no)) {
+            problems.add(refused(key, given.get(), yes + " or " + no));
+            return fallback;
+        }
+        return value.equals(yes);
     }
 
     private static String role(Function<String, Optional<String>> lookup, FerretSettings.Key key, String fallback,

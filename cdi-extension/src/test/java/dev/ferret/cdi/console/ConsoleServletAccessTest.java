@@ -76,6 +76,14 @@ class ConsoleServletAccessTest {
     }
 
     @Test
+    void aConsoleWhoseDeploymentIsMisconfiguredRefusesEveryoneNamingWhy() throws Exception {
+        servlet.refuseAll("Ferret console: the application's web.xml declares a security constraint for [x]");
+        Answer operator = call("GET", "/api/status", "olga", Set.of("ferret-operator"));
+        assertThat(operator.status).isEqualTo(503);
+        assertThat(operator.body.toString()).contains("declares a security constraint");
+    }
+
+    @Test
     void traceAndOptionsAreRefusedEvenToAnOperator() throws Exception {
         assertThat(call("TRACE", "/api/status", "olga", Set.of("ferret-operator")).status).isEqualTo(405);
         assertThat(call("OPTIONS", "/api/status", "olga", Set.of("ferret-operator")).status).isEqualTo(405);

@@ -46,16 +46,7 @@ class OutboxProcessTest {
             AtomicInteger otherOwns = new AtomicInteger(-1);
             Map<String, Long> deliveredThere = new ConcurrentHashMap<>();
             Set<String> halted = ConcurrentHashMap.newKeySet();
-            Process other = shared.startNode(OutboxNode.class, line -> {
-                if (line.startsWith("OWNS ")) {
-                    otherOwns.set(Integer.parseInt(line.substring(5).trim()));
-                } else if (line.startsWith("DELIVERED ")) {
-                    String[] parts = line.split(" ");
-                    deliveredThere.put(parts[1], Long.parseLong(parts[2]));
-                } else if (line.equals("HALT")) {
-                    halted.add(line);
-                }
-            }, "15");
+            Process other = startHaltingNode(shared, otherOwns, deliveredThere, halted);
             await().atMost(WAIT).until(() -> otherOwns.get() == 1);
 
             List<OutboxMessage> deliveredHere = Collections.synchronizedList(new ArrayList<>());
@@ -92,14 +83,7 @@ class OutboxProcessTest {
         try (SharedDatabase shared = SharedDatabase.create("outboxretired")) {
             AtomicInteger otherOwns = new AtomicInteger(-1);
             Map<String, Long> deliveredThere = new ConcurrentHashMap<>();
-            Process other = shared.startNode(OutboxNode.class, line -> {
-                if (line.startsWith("OWNS ")) {
-                    otherOwns.set(Integer.parseInt(line.substring(5).trim()));
-                } else if (line.startsWith("DELIVERED ")) {
-                    String[] parts = line.split(" ");
-                    deliveredThere.put(parts[1], Long.parseLong(parts[2]));
-                }
-            }, "15");
+            Process other = startHaltingNode(shared, otherOwns, deliveredThere, ConcurrentHashMap.newKeySet());
             await().atMost(WAIT).until(() -> otherOwns.get() == 1);
 
             // the survivor runs only version 2: version 1's shard is nobody's once the other node is gone
@@ -122,6 +106,21 @@ class OutboxProcessTest {
                 assertThat(sequences(deliveredHere, "Outboxed:All")).isNotEmpty();
             }
         }
+    }
+
+    /** An {@link OutboxNode} that halts at a tally of 15, reporting what it owns, delivers and when it halts. */
+    private static Process startHaltingNode(SharedDatabase shared, AtomicInteger owns, Map<String, Long> delivered,
+                                            Set<String> halted) throws Exception {
+        return shared.startNode(OutboxNode.class, line -> {
+            if (line.startsWith("OWNS ")) {
+                owns.set(Integer.parseInt(line.substring(5).trim()));
+            } else if (line.startsWith("DELIVERED ")) {
+                String[] parts = line.split(" ");
+                delivered.put(parts[1], Long.parseLong(parts[2]));
+            } else if (line.equals("HALT")) {
+                halted.add(line);
+            }
+        }, "15");
     }
 
     private static long progressionOf(SharedDatabase shared, String shard) throws Exception {
