@@ -211,13 +211,13 @@ DELETE FROM PUBLIC.pc_event_progression WHERE name = ?
 INSERT INTO PUBLIC.pc_dead_letters (projection, seq_id, event_id, type, tenant_id, exception_type, message, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 
 -- daemon.countLiveNodes
-SELECT COUNT(*) FROM PUBLIC.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id > ?
+SELECT COUNT(*) FROM PUBLIC.pc_event_progression WHERE name LIKE '~node:%' AND last_seq_id > ?
 
 -- daemon.listNodes
-SELECT name, last_seq_id FROM PUBLIC.pc_event_progression WHERE name LIKE 'Node:%'
+SELECT name, last_seq_id FROM PUBLIC.pc_event_progression WHERE name LIKE '~node:%'
 
 -- daemon.deleteDeadNodes
-DELETE FROM PUBLIC.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id < ?
+DELETE FROM PUBLIC.pc_event_progression WHERE name LIKE '~node:%' AND last_seq_id < ?
 
 -- daemon.countSequences
 SELECT COUNT(*) FROM PUBLIC.pc_events WHERE seq_id >= ? AND seq_id <= ?

@@ -224,13 +224,13 @@ DELETE FROM dbo.pc_event_progression WHERE name = ?
 INSERT INTO dbo.pc_dead_letters (projection, seq_id, event_id, type, tenant_id, exception_type, message, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 
 -- daemon.countLiveNodes
-SELECT COUNT(*) FROM dbo.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id > ?
+SELECT COUNT(*) FROM dbo.pc_event_progression WHERE name LIKE '~node:%' AND last_seq_id > ?
 
 -- daemon.listNodes
-SELECT name, last_seq_id FROM dbo.pc_event_progression WHERE name LIKE 'Node:%'
+SELECT name, last_seq_id FROM dbo.pc_event_progression WHERE name LIKE '~node:%'
 
 -- daemon.deleteDeadNodes
-DELETE FROM dbo.pc_event_progression WHERE name LIKE 'Node:%' AND last_seq_id < ?
+DELETE FROM dbo.pc_event_progression WHERE name LIKE '~node:%' AND last_seq_id < ?
 
 -- daemon.countSequences
 SELECT COUNT(*) FROM dbo.pc_events WITH (READCOMMITTEDLOCK, READPAST) WHERE seq_id >= ? AND seq_id <= ?

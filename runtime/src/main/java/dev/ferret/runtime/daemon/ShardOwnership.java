@@ -4,6 +4,7 @@ import dev.ferret.ConfigurationException;
 import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
+import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.ShardLockSession;
 import dev.ferret.runtime.progression.ProgressionRows;
@@ -58,7 +59,7 @@ final class ShardOwnership {
     private final String listNodes;
     private final ScheduledExecutorService scheduler;
     private final TimeSource time;
-    private final String nodeRow = "Node:" + UUID.randomUUID();
+    private final String nodeRow = DaemonSql.HEARTBEAT_ROW_PREFIX + UUID.randomUUID();
     private final Map<String, ShardAgent> lockNames = new LinkedHashMap<>();
     private final Map<String, ShardAgent> held = new LinkedHashMap<>();
     /** Locks of retired shards whose outbox this node sweeps, by lock name; released when the sweep ends. */

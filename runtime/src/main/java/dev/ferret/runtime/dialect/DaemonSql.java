@@ -24,7 +24,7 @@ package dev.ferret.runtime.dialect;
  * @param deleteDeadNodes    (heartbeat cut-off in epoch millis) removes the heartbeat rows of HotCold nodes gone
  *                           that long
  * @param countLiveNodes     (heartbeat cut-off in epoch millis) -&gt; HotCold nodes whose heartbeat row (a
- *                           progression row {@code Node:<id>} holding its last beat) is newer
+ *                           progression row {@code ~node:<id>} holding its last beat) is newer
  * @param countSequences     (from, to) -&gt; how many committed events have a sequence in that range: the detector's
  *                           re-read after it claimed a hole, which sees an owner that committed before the claim
  * @param claimSequences     (from, to, owner lock key or name) -&gt; how many of those locks were held (0: all taken): takes the owner lock
@@ -36,4 +36,10 @@ public record DaemonSql(String highWaterMark, String listGaps, String loadPage, 
                         String advanceProgression, String raiseMark, String deleteProgression,
                         String insertDeadLetter, String countLiveNodes, String listNodes,
                         String deleteDeadNodes, String countSequences, String claimSequences) {
+
+    /**
+     * How a HotCold node's heartbeat row is named in the progression table: {@code ~} cannot start a projection's
+     * or a subscription's name, so no shard's progression row ever matches the heartbeat statements.
+     */
+    public static final String HEARTBEAT_ROW_PREFIX = "~node:";
 }

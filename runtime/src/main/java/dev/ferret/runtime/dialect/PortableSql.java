@@ -65,7 +65,8 @@ public final class PortableSql {
 
     /** The heartbeat row holds the beat in epoch millis, so one cut-off serves counting and cleaning. */
     public static String deleteDeadNodes(TableNames t) {
-        return "DELETE FROM " + t.progression() + " WHERE name LIKE 'Node:%' AND last_seq_id < ?";
+        return "DELETE FROM " + t.progression() + " WHERE name LIKE '" + DaemonSql.HEARTBEAT_ROW_PREFIX
+                + "%' AND last_seq_id < ?";
     }
 
     public static String deleteProgression(TableNames t) {
@@ -79,10 +80,12 @@ public final class PortableSql {
 
     /** Every HotCold node's heartbeat row: its name and last beat in epoch millis. */
     public static String listNodes(TableNames t) {
-        return "SELECT name, last_seq_id FROM " + t.progression() + " WHERE name LIKE 'Node:%'";
+        return "SELECT name, last_seq_id FROM " + t.progression() + " WHERE name LIKE '"
+                + DaemonSql.HEARTBEAT_ROW_PREFIX + "%'";
     }
 
     public static String countLiveNodes(TableNames t) {
-        return "SELECT COUNT(*) FROM " + t.progression() + " WHERE name LIKE 'Node:%' AND last_seq_id > ?";
+        return "SELECT COUNT(*) FROM " + t.progression() + " WHERE name LIKE '" + DaemonSql.HEARTBEAT_ROW_PREFIX
+                + "%' AND last_seq_id > ?";
     }
 }

@@ -8,17 +8,21 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ferret.DatabaseEngine;
 import dev.ferret.DocumentStore;
+import dev.ferret.EventEnvelope;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.ApplyFailedException;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.DaemonStatus;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
+import dev.ferret.projections.DocumentOperations;
+import dev.ferret.projections.EventProjection;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.StoreSeams;
 import dev.ferret.runtime.daemon.DaemonFixtures.Gate;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
+import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.testing.TestDatabase;
 import dev.ferret.runtime.testing.TestResources;
 import dev.ferret.runtime.testing.VirtualTime;
@@ -149,23 +153,33 @@ class DaemonHealthConformanceTest {
     }
 
     @Test
-    void heartbeatRowsOfNodesLongGoneAreRemovedAndLiveOnesKept() {
+    void heartbeatRowsOfNodesLongGoneAreRemovedAndLiveOnesKeptAndAProjectionNamedNodeKeepsItsProgression() {
         TestDatabase db = database("deadnodes");
         StoreOptions options = withTally(fastDaemon(db));
         options.daemon().mode(DaemonMode.HOT_COLD).lockAcquireInterval(Duration.ofMillis(50))
                 .monitoringInterval(Duration.ofMillis(500)).probeTimeout(Duration.ofMillis(200));
+        // its progression row is Node:All, a name a heartbeat clean-up must never take for a node's
+        options.projections().add(new EventProjection("Node") {
+            @Override
+            public void apply(EventEnvelope event, DocumentOperations operations) {
+            }
+        }, Lifecycle.ASYNC);
         DocumentStore store = open(options);
         appendTicks(store, "n", 1);
         store.waitForNonStaleProjectionData(WAIT);
         long now = System.currentTimeMillis();
+        String prefix = DaemonSql.HEARTBEAT_ROW_PREFIX;
         db.execute("INSERT INTO " + db.table("pc_event_progression") + " (name, last_seq_id, last_updated)"
-                + " VALUES ('Node:killed-long-ago', " + (now - Duration.ofDays(1).toMillis()) + ", CURRENT_TIMESTAMP)");
+                + " VALUES ('" + prefix + "killed-long-ago', " + (now - Duration.ofDays(1).toMillis())
+                + ", CURRENT_TIMESTAMP)");
         db.execute("INSERT INTO " + db.table("pc_event_progression") + " (name, last_seq_id, last_updated)"
-                + " VALUES ('Node:alive-elsewhere', " + (now + Duration.ofMinutes(10).toMillis())
+                + " VALUES ('" + prefix + "alive-elsewhere', " + (now + Duration.ofMinutes(10).toMillis())
                 + ", CURRENT_TIMESTAMP)");
         await().atMost(WAIT).until(() -> db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_event_progression")
-                + " WHERE name = 'Node:killed-long-ago'") == 0);
+                + " WHERE name = '" + prefix + "killed-long-ago'") == 0);
         assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_event_progression")
-                + " WHERE name LIKE 'Node:%'")).isEqualTo(2);
+                + " WHERE name LIKE '" + prefix + "%'")).isEqualTo(2);
+        assertThat(db.queryLong("SELECT last_seq_id FROM " + db.table("pc_event_progression")
+                + " WHERE name = 'Node:All'")).isEqualTo(1);
     }
 }

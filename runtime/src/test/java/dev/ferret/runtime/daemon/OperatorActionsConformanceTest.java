@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.ferret.DatabaseEngine;
 import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
@@ -22,6 +23,9 @@ import dev.ferret.runtime.StoreSeams;
 import dev.ferret.runtime.daemon.DaemonFixtures.Poison;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
+import dev.ferret.runtime.dialect.DaemonSql;
+import dev.ferret.runtime.dialect.TableNames;
+import dev.ferret.runtime.engines.Dialects;
 import dev.ferret.runtime.metrics.OpenTelemetryMetrics;
 import dev.ferret.runtime.testing.FlakyDataSource;
 import dev.ferret.runtime.testing.TestDatabase;
@@ -32,9 +36,6 @@ import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.metrics.data.PointData;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
-import dev.ferret.DatabaseEngine;
-import dev.ferret.runtime.dialect.TableNames;
-import dev.ferret.runtime.engines.Dialects;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -348,7 +349,7 @@ class OperatorActionsConformanceTest {
         AsyncDaemon daemon = (AsyncDaemon) first.daemon();
         String other = ((AsyncDaemon) second.daemon()).nodeName();
 
-        assertThat(daemon.nodeName()).startsWith("Node:").isNotEqualTo(other);
+        assertThat(daemon.nodeName()).startsWith(DaemonSql.HEARTBEAT_ROW_PREFIX).isNotEqualTo(other);
         await().atMost(WAIT).untilAsserted(() -> assertThat(daemon.nodes()).containsKeys(daemon.nodeName(), other));
         assertThat(daemon.nodes().values()).allSatisfy(age -> assertThat(age).isLessThan(WAIT));
         assertThat(((AsyncDaemon) resources.add(Ferret.createStore(options(resources.database("opssolo")),
