@@ -1,7 +1,6 @@
 package dev.ferret.cdi;
 
 import dev.ferret.ConfigurationException;
-import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.cdi.health.FerretLivenessCheck;
 import dev.ferret.cdi.health.FerretReadinessCheck;
 import dev.ferret.projections.Lifecycle;
@@ -206,11 +205,7 @@ public class FerretExtension implements Extension {
                     + "; they are ignored (every key is listed in the README of ferret-cdi-extension)");
         }
         this.settings = read;
-        String fence = FerretSettings.PREFIX + DaemonSettings.APPEND_FENCE_TIMEOUT.key();
-        if (configValue(fence).isPresent()) {
-            LOG.warning("Ferret configuration: " + fence + " has no effect any more (appends fence nothing: holes are"
-                    + " resolved by their owners); remove it");
-        }
+        FerretSettings.keysWithoutEffect(configNames()).forEach(LOG::warning);
 
         Map<String, Registered> byName = new LinkedHashMap<>();
         for (Found f : found) {

@@ -246,6 +246,24 @@ public final class FerretSettings {
      * The names among {@code names} that start with {@value #PREFIX} but that no setting reads, each followed by the
      * nearest key when one is close: a mistyped key would otherwise be ignored without a word.
      */
+    /** Keys that are still read, so configurations that set them start, but no longer change anything. */
+    private static final List<String> WITHOUT_EFFECT = List.of(PREFIX + DaemonSettings.APPEND_FENCE_TIMEOUT.key());
+
+    /**
+     * The deployment's warnings about {@code names} (the configured keys): each key that no longer has an effect,
+     * named with why, so that a configuration never keeps a setting that silently does nothing.
+     */
+    public static List<String> keysWithoutEffect(Iterable<String> names) {
+        List<String> warnings = new ArrayList<>();
+        for (String name : names) {
+            if (WITHOUT_EFFECT.contains(name)) {
+                warnings.add("Ferret configuration: " + name + " has no effect any more (appends fence nothing:"
+                        + " holes are resolved by their owners); remove it");
+            }
+        }
+        return warnings;
+    }
+
     public List<String> unknownKeys(Iterable<String> names) {
         Set<String> known = new TreeSet<>();
         KEYS.stream().map(Key::name).filter(k -> !k.contains("<")).forEach(known::add);

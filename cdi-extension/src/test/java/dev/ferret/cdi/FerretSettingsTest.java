@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.DaemonMode;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -228,5 +229,12 @@ class FerretSettingsTest {
         assertThat(read(Map.of("ferret.daemon.stalled-shard-threshold", "PT0S")).problems()).singleElement()
                 .asString().isEqualTo("Ferret configuration: ferret.daemon.stalled-shard-threshold=PT0S is refused:"
                         + " must be a positive duration");
+    }
+
+    @Test
+    void aKeyThatNoLongerHasAnEffectIsNamedInADeploymentWarning() {
+        assertThat(FerretSettings.keysWithoutEffect(List.of("ferret.daemon.append-fence-timeout",
+                "ferret.daemon.polling-interval"))).singleElement().asString()
+                .contains("ferret.daemon.append-fence-timeout").contains("no effect");
     }
 }
