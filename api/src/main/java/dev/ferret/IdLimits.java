@@ -11,6 +11,9 @@ package dev.ferret;
  * Refused on every engine, ids mean the same everywhere; other trailing characters (tab, no-break space) compare
  * as themselves on every engine.
  *
+ * <p>An id must not hold control characters (NUL, CR, LF, ...: PostgreSQL refuses NUL, and a line break forges log
+ * lines) nor a lone surrogate (an engine that stores UTF-8 turns it into {@code ?}, so two ids would become one).
+ *
  * <p>Lengths count UTF-16 code units ({@link String#length()}), which is what SQL Server's {@code NVARCHAR(n)}
  * counts; PostgreSQL and H2 count code points, never more, so an id that passes fits every engine.
  */
@@ -94,6 +97,38 @@ public final class IdLimits {
             return kind + " must not end with a space, was: '" + id + "' (SQL Server compares strings padded"
                     + " with spaces, so it would be the same id as the one without them)";
         }
+        for (int i = 0; i < id.length(); i++) {
+            char c = id.charAt(i);
+            if (Character.isISOControl(c)) {
+                return kind + " must not hold control characters, was: '" + printable(id) + "' (U+"
+                        + String.format("%04X", (int) c) + " at index " + i + "; PostgreSQL refuses NUL, and a line"
+                        + " break in an id forges log lines)";
+            }
+            boolean paired = Character.isHighSurrogate(c) && i + 1 < id.length()
+                    && Character.isLowSurrogate(id.charAt(i + 1));
+            if (paired) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return kind + " must not hold a lone surrogate, was: '" + printable(id) + "' (U+"
+                        + String.format("%04X", (int) c) + " at index " + i + "; engines that store UTF-8 turn it"
+                        + " into '?', so two ids would become one)";
+            }
+        }
         return null;
+    }
+
+    /** {@code id} for a message: control characters and lone surrogates as escapes, at most a prefix. */
+    private static String printable(String id) {
+        StringBuilder out = new StringBuilder();
+        String shown = id.length() > QUOTED_PREFIX ? id.substring(0, QUOTED_PREFIX) : id;
+        for (int i = 0; i < shown.length(); i++) {
+            char c = shown.charAt(i);
+            if (Character.isISOControl(c) || Character.isSurrogate(c)) {
+                out.append(String.format("\\u%04X", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return id.length() > QUOTED_PREFIX ? out + "..." : out.toString();
     }
 }

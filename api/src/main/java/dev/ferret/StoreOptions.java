@@ -172,10 +172,19 @@ public final class StoreOptions {
         return value;
     }
 
-    /** {@code url} with any password it carries replaced by {@code ***}, for messages and logs. */
+    /**
+     * {@code url} with every secret it carries replaced by {@code ***}, for messages and logs: the value of each key
+     * that names a password, a secret, a token or a credential ({@code password}, {@code pwd},
+     * {@code trustStorePassword}, {@code accessToken}, {@code clientSecret}, ...), a value in SQL Server's braces
+     * (where a doubled closing brace stands for one) included.
+     */
     public static String redact(String url) {
-        return url == null ? "null" : url.replaceAll("(?i)(password|pwd)=[^;&]*", "$1=***");
+        return url == null ? "null" : SECRET_IN_URL.matcher(url).replaceAll("$1=***");
     }
+
+    /** A key naming a secret, then its value: braced, or up to the next {@code ;} or {@code &}. */
+    private static final Pattern SECRET_IN_URL = Pattern.compile("(?i)([a-z0-9_.-]*"
+            + "(?:password|pwd|secret|token|credential)[a-z0-9_.-]*)=(?:\\{(?:[^}]|\\}\\})*\\}|[^;&]*)");
 
     /** Event types by stable alias. Unregistered types are registered on first append under their simple name. */
     public static final class Events {

@@ -62,6 +62,15 @@ class StoreStartupTest {
         assertThat(StoreOptions.redact("jdbc:postgresql://h/db?user=u&password=x&ssl=true"))
                 .isEqualTo("jdbc:postgresql://h/db?user=u&password=***&ssl=true");
         assertThat(StoreOptions.redact("jdbc:h2:mem:x;PWD=abc")).isEqualTo("jdbc:h2:mem:x;PWD=***");
+        // SQL Server's braced values may hold ';' and a doubled '}'
+        assertThat(StoreOptions.redact("jdbc:sqlserver://h;password={se;cr}}et};encrypt=true"))
+                .isEqualTo("jdbc:sqlserver://h;password=***;encrypt=true");
+        assertThat(StoreOptions.redact("jdbc:sqlserver://h;accessToken=eyJ0b2tlbg;trustStorePassword=ts;"
+                + "keyStoreSecret={k};authentication=ActiveDirectoryServicePrincipal;AADSecurePrincipalSecret=s"))
+                .isEqualTo("jdbc:sqlserver://h;accessToken=***;trustStorePassword=***;keyStoreSecret=***;"
+                        + "authentication=ActiveDirectoryServicePrincipal;AADSecurePrincipalSecret=***");
+        assertThat(StoreOptions.redact("jdbc:postgresql://h/db?user=tokenholder&sslpassword=p"))
+                .isEqualTo("jdbc:postgresql://h/db?user=tokenholder&sslpassword=***");
     }
 
     @Test

@@ -46,6 +46,8 @@ public final class DocumentMapping<T> {
     private final List<SchemaObject> indexes = new ArrayList<>();
     /** What queries write for an indexed path read as a kind, by {@code path|KIND}. */
     private final Map<String, String> indexedExpressions = new HashMap<>();
+    /** Each generated column's path, so that two paths never share a column (one would read the other's values). */
+    private final Map<String, String> columnPaths = new HashMap<>();
 
     private DocumentMapping(Class<T> type, String name, Function<T, ?> idReader, DocumentSql sql,
                             SchemaObject table) {
@@ -90,9 +92,14 @@ public final class DocumentMapping<T> {
                 throw new ConfigurationException("index of document " + type.getName() + ": " + e.getMessage());
             }
             ValueKind kind = PropertyTypes.at(type, path).map(ValueKind::ofType).orElse(ValueKind.TEXT);
-            keys.add(new DocumentIndexSql.Key(path.segments(), kind,
-                    identifier("q_" + String.join("_", path.segments()))));
-            pathTexts.add(String.join("_", path.segments()));
+            String column = identifier("q_" + flattened(path.segments()));
+            String taken = columnPaths.putIfAbsent(column + "|" + kind, text);
+            if (taken != null && !taken.equals(text)) {
+                throw new ConfigurationException("index of document " + type.getName() + ": the paths '" + taken
+                        + "' and '" + text + "' would share the generated column " + column + "; rename a property");
+            }
+            keys.add(new DocumentIndexSql.Key(path.segments(), kind, column));
+            pathTexts.add(flattened(path.segments()));
         }
         String indexName = identifier((index.unique() ? "ux_" : "ix_") + names.documentTableName(name) + "_"
                 + String.join("_", pathTexts));
@@ -103,7 +110,20 @@ public final class DocumentMapping<T> {
         }
     }
 
-    /** {@code text} if it fits every engine's identifiers (63 characters), else its start and a hash of it. */
+    /**
+     * A path as one identifier part: its segments joined with {@code _}. A segment that holds a {@code _} itself
+     * would make that ambiguous ({@code a.b_c} and {@code a_b.c}), so such a path also carries a hash of its dotted
+     * text; paths of plain camel-case segments keep the names earlier releases gave them.
+     */
+    private static String flattened(List<String> segments) {
+        String joined = String.join("_", segments);
+        if (segments.stream().noneMatch(segment -> segment.contains("_"))) {
+            return joined;
+        }
+        return joined + "_" + String.format("%08x", String.join(".", segments).hashCode());
+    }
+
+        /** {@code text} if it fits every engine's identifiers (63 characters), else its start and a hash of it. */
     private static String identifier(String text) {
         if (text.length() <= MAX_IDENTIFIER) {
             return text;

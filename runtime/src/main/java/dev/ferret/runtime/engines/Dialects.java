@@ -54,7 +54,7 @@ public final class Dialects {
         if (product.equals("H2")) {
             return DatabaseEngine.H2;
         }
-        throw new ConfigurationException("database '" + product + "' at " + metaData.getURL()
+        throw new ConfigurationException("database '" + product + "' at " + StoreOptions.redact(metaData.getURL())
                 + " is not supported; Ferret runs on SQL Server, PostgreSQL and H2");
     }
 }

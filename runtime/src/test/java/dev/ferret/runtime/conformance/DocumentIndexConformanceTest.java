@@ -198,6 +198,35 @@ class DocumentIndexConformanceTest {
         }
     }
 
+    /** Two paths that join to the same text with underscores: {@code a.b_c} and {@code a_b.c}. */
+    public record Tangle(String id, Left a, Right a_b) {
+    }
+
+    public record Left(String b_c) {
+    }
+
+    public record Right(String c) {
+    }
+
+    @Test
+    void pathsThatJoinAlikeWithUnderscoresGetColumnsOfTheirOwn() {
+        TestDatabase db = resources.database("tangle");
+        StoreOptions options = db.options();
+        options.documents().register(Tangle.class).index(Tangle.class, "a.b_c").index(Tangle.class, "a_b.c");
+        DocumentStore store = resources.add(Ferret.createStore(options));
+        try (DocumentSession session = store.openSession()) {
+            session.store(new Tangle("t-1", new Left("x"), new Right("y")));
+            session.store(new Tangle("t-2", new Left("y"), new Right("x")));
+            session.saveChanges();
+        }
+        try (QuerySession session = store.querySession()) {
+            assertThat(session.query(Tangle.class).where("a.b_c", "x").toList()).extracting(Tangle::id)
+                    .containsExactly("t-1");
+            assertThat(session.query(Tangle.class).where("a_b.c", "x").toList()).extracting(Tangle::id)
+                    .containsExactly("t-2");
+        }
+    }
+
     @Test
     void declarationsThatCannotBeBuiltFailAtStartNamingTheTypeAndPath() {
         TestDatabase db = resources.database("badidx");

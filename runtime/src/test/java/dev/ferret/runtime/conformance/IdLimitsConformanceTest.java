@@ -235,6 +235,34 @@ class IdLimitsConformanceTest {
     }
 
     @Test
+    void idsWithControlCharactersOrALoneSurrogateAreRefusedEverywhereNamingTheCharacterAndNothingIsWritten() {
+        String tenant = tenant();
+        for (String bad : List.of("nul\u0000id", "two\nlines", "cr\rlf", "lone\uD800surrogate", "end\uDC00")) {
+            try (DocumentSession session = store.openSession(tenant)) {
+                assertThatThrownBy(() -> session.events().append(bad, new OrderPlaced("o", "x", 1)))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("stream id")
+                        .hasMessageContaining("U+")
+                        // the message shows the character escaped: no raw line break reaches a log
+                        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n").doesNotContain("\r")
+                                .doesNotContain("\u0000"));
+                assertThatThrownBy(() -> session.store(new Customer(bad, "n", "active", 1, false)))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("id of document type");
+                session.saveChanges();
+            }
+            assertThatThrownBy(() -> store.openSession(bad)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("tenant id");
+        }
+        // a surrogate pair is a character like any other
+        String emoji = "trip-\uD83D\uDE80";
+        try (DocumentSession session = store.openSession(tenant)) {
+            session.events().append(emoji, new OrderPlaced("o", "x", 1));
+            session.saveChanges();
+        }
+        assertThat(store.querySession(tenant).fetchStream(emoji)).hasSize(1);
+        assertThat(rows("pc_events", tenant)).isOne();
+    }
+
+    @Test
     void tenantIdsAtTheLimitRoundTripDocumentsAndEvents() {
         String tenant = idOf(IdLimits.MAX_TENANT_ID_LENGTH, 't');
         String stream = Fixtures.newStreamId();
