@@ -22,6 +22,7 @@ import dev.ferret.runtime.conformance.Fixtures.OrderPlaced;
 import dev.ferret.runtime.conformance.Fixtures.OrderShipped;
 import dev.ferret.runtime.dialect.TableNames;
 import dev.ferret.runtime.engines.Dialects;
+import dev.ferret.runtime.testing.QueryPlans;
 import dev.ferret.runtime.testing.TestDatabase;
 import dev.ferret.runtime.testing.TestResources;
 import dev.ferret.subscriptions.Cancellation;
@@ -29,17 +30,12 @@ import dev.ferret.subscriptions.EventPage;
 import dev.ferret.subscriptions.PostCommitListener;
 import dev.ferret.subscriptions.SubscriptionBase;
 import dev.ferret.subscriptions.SubscriptionController;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -53,7 +49,6 @@ import org.junit.jupiter.api.Test;
 class EventMetadataConformanceTest {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
-    private static final Pattern H2_SCAN_COUNT = Pattern.compile("scanCount: (\\d+)");
 
     /** What the async projection saw of an event's metadata. */
     public record Seen(String id, String correlationId, String causationId, Map<String, String> headers) {
@@ -310,14 +305,12 @@ class EventMetadataConformanceTest {
         String plan = explainCorrelated(db, "flow-7");
         if (db.engine() == DatabaseEngine.H2) {
             assertThat(plan).as(plan).containsIgnoringCase("ix_pc_events_correlation");
-            Matcher m = H2_SCAN_COUNT.matcher(plan);
-            long scanned = 0;
-            while (m.find()) {
-                scanned += Long.parseLong(m.group(1));
-            }
-            assertThat(scanned).as("rows H2 visited, in %s", plan).isLessThan(10);
+            assertThat(QueryPlans.h2RowsVisited(plan)).as("rows H2 visited, in %s", plan).isLessThan(10);
         } else if (db.engine() == DatabaseEngine.POSTGRESQL) {
             assertThat(plan).as(plan).contains("ix_pc_events_correlation").doesNotContain("Seq Scan");
+        } else {
+            assertThat(plan).as(plan).contains("Index=\"[ix_pc_events_correlation]\"")
+                    .contains("PhysicalOp=\"Index Seek\"");
         }
         try (QuerySession session = store.querySession()) {
             assertThat(session.fetchByCorrelationId("flow-7")).extracting(EventEnvelope::streamId)
@@ -326,19 +319,10 @@ class EventMetadataConformanceTest {
     }
 
     private static String explainCorrelated(TestDatabase db, String correlationId) throws SQLException {
-        String prefix = db.engine() == DatabaseEngine.POSTGRESQL ? "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) "
-                : "EXPLAIN ANALYZE ";
         String sql = Dialects.of(db.engine()).eventSql(new TableNames(db.schema(), "pc_")).selectCorrelatedEvents();
-        StringBuilder plan = new StringBuilder();
-        try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(prefix + sql)) {
+        return QueryPlans.of(db, sql, (c, ps) -> {
             ps.setString(1, StoreOptions.DEFAULT_TENANT);
             ps.setString(2, correlationId);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    plan.append(rs.getString(1)).append('\n');
-                }
-            }
-        }
-        return plan.toString();
+        });
     }
 }
