@@ -315,8 +315,12 @@ IF COL_LENGTH(N'dbo.pc_doc_order_summary', N'q_total') IS NULL
 ALTER TABLE dbo.pc_doc_order_summary ADD q_total AS TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) PERSISTED
 
 -- index.uniqueCompositeNested.ddl[2]
+IF COL_LENGTH(N'dbo.pc_doc_order_summary', N'g_ux_pc_doc_order_summary_customer_id_total') IS NULL
+ALTER TABLE dbo.pc_doc_order_summary ADD g_ux_pc_doc_order_summary_customer_id_total AS CASE WHEN JSON_VALUE(data, '$."customer"."id"') IS NOT NULL AND TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) IS NOT NULL THEN NULL ELSE id END PERSISTED
+
+-- index.uniqueCompositeNested.ddl[3]
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ux_pc_doc_order_summary_customer_id_total' AND object_id = OBJECT_ID(N'dbo.pc_doc_order_summary'))
-CREATE UNIQUE INDEX ux_pc_doc_order_summary_customer_id_total ON dbo.pc_doc_order_summary (tenant_id, q_customer_id, q_total) WHERE q_customer_id IS NOT NULL AND q_total IS NOT NULL
+CREATE UNIQUE INDEX ux_pc_doc_order_summary_customer_id_total ON dbo.pc_doc_order_summary (tenant_id, q_customer_id, q_total, g_ux_pc_doc_order_summary_customer_id_total)
 
 -- index.uniqueCompositeNested.queryExpressions
 q_customer_id | q_total

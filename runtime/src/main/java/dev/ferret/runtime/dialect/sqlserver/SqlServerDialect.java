@@ -594,14 +594,30 @@ public final class SqlServerDialect implements Dialect {
                     + " PERSISTED");
             columns.add(key.column());
         }
-        // a unique index counts NULLs as equal here: documents without the properties are left out of it
-        String filter = unique ? " WHERE " + String.join(" AND ", columns.stream().map(c -> c + " IS NOT NULL")
-                .toList()) : "";
+        // A unique index counts NULLs as equal here, and a filtered index cannot name a computed column in its
+        // filter: a guard column in the key is NULL when every property is present (the keys alone decide) and the
+        // row's id otherwise, so documents without a property never collide. A computed column cannot read another
+        // one, so the guard repeats the keys' expressions.
+        String guard = "";
+        if (unique) {
+            String guardColumn = guardColumn(indexName);
+            String allPresent = String.join(" AND ", keys.stream()
+                    .map(key -> jsonValue(names, key.path(), key.kind()) + " IS NOT NULL").toList());
+            ddl.add("IF COL_LENGTH(N'" + table + "', N'" + guardColumn + "') IS NULL\n"
+                    + "ALTER TABLE " + table + " ADD " + guardColumn + " AS CASE WHEN " + allPresent
+                    + " THEN NULL ELSE id END PERSISTED");
+            guard = ", " + guardColumn;
+        }
         ddl.add("IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'" + indexName + "' AND object_id = OBJECT_ID(N'"
                 + table + "'))\n"
                 + "CREATE " + (unique ? "UNIQUE " : "") + "INDEX " + indexName + " ON " + table + " (tenant_id, "
-                + String.join(", ", columns) + (unique ? "" : ", id") + ")" + filter);
+                + String.join(", ", columns) + (unique ? guard : ", id") + ")");
         return new DocumentIndexSql(ddl, columns);
+    }
+
+    /** The guard column of unique index {@code indexName}: its name with a {@code g_} prefix, within 128 characters. */
+    static String guardColumn(String indexName) {
+        return "g_" + indexName;
     }
 
     @Override

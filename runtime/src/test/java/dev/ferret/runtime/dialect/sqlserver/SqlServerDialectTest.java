@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ferret.ConfigurationException;
 import dev.ferret.runtime.dialect.DaemonSql;
+import dev.ferret.runtime.dialect.DocumentIndexSql;
 import dev.ferret.runtime.dialect.TableNames;
+import dev.ferret.runtime.dialect.ValueKind;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -15,6 +17,29 @@ import org.junit.jupiter.api.Test;
 class SqlServerDialectTest {
 
     private final SqlServerDialect dialect = new SqlServerDialect();
+
+    @Test
+    void aUniqueDocumentIndexKeepsDocumentsWithoutAPropertyApartWithAGuardColumnNotAFilter() {
+        TableNames names = new TableNames("dbo", "pc_");
+        var sql = dialect.documentIndex(names, "account", "ux_pc_doc_account_email_region",
+                List.of(new DocumentIndexSql.Key(List.of("email"), ValueKind.TEXT, "q_email"),
+                        new DocumentIndexSql.Key(List.of("region"), ValueKind.TEXT, "q_region")), true);
+        String ddl = sql.ddl().get(sql.ddl().size() - 1);
+        String create = ddl.substring(ddl.indexOf("CREATE UNIQUE INDEX"));
+        // a filtered index may not name a computed column in its filter (CREATE INDEX, "filtered indexes")
+        assertThat(create).doesNotContain(" WHERE ").endsWith(
+                "(tenant_id, q_email, q_region, g_ux_pc_doc_account_email_region)");
+        String guard = sql.ddl().get(2);
+        // a computed column cannot read another computed column: the guard repeats the keys' expressions
+        assertThat(guard).contains("ADD g_ux_pc_doc_account_email_region AS CASE WHEN JSON_VALUE(data, '$.\"email\"')"
+                + " IS NOT NULL AND JSON_VALUE(data, '$.\"region\"') IS NOT NULL THEN NULL ELSE id END PERSISTED")
+                .doesNotContain("q_email IS");
+        // a non-unique index is as before: the id ends the key, no guard
+        var plain = dialect.documentIndex(names, "account", "ix_pc_doc_account_email",
+                List.of(new DocumentIndexSql.Key(List.of("email"), ValueKind.TEXT, "q_email")), false);
+        assertThat(plain.ddl()).hasSize(2);
+        assertThat(plain.ddl().get(1)).endsWith("(tenant_id, q_email, id)");
+    }
 
     @Test
     void idListsBecomeJsonArraysForOpenJson() {
