@@ -238,7 +238,7 @@ UPDATE PUBLIC.pc_outbox SET attempts = attempts + 1, last_error = ? WHERE id = ?
 SELECT COUNT(*), MIN(created) FROM PUBLIC.pc_outbox WHERE shard = ? AND delivered_at IS NULL
 
 -- outbox.deleteDelivered
-DELETE FROM PUBLIC.pc_outbox WHERE delivered_at IS NOT NULL AND delivered_at < ?
+DELETE FROM PUBLIC.pc_outbox WHERE id IN (SELECT id FROM PUBLIC.pc_outbox WHERE delivered_at IS NOT NULL AND delivered_at < ? ORDER BY delivered_at OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY)
 
 -- outbox.pendingShards
 SELECT DISTINCT shard FROM PUBLIC.pc_outbox WHERE delivered_at IS NULL

@@ -248,7 +248,7 @@ UPDATE public.pc_outbox SET attempts = attempts + 1, last_error = ? WHERE id = ?
 SELECT COUNT(*), MIN(created) FROM public.pc_outbox WHERE shard = ? AND delivered_at IS NULL
 
 -- outbox.deleteDelivered
-DELETE FROM public.pc_outbox WHERE delivered_at IS NOT NULL AND delivered_at < ?
+DELETE FROM public.pc_outbox WHERE id IN (SELECT id FROM public.pc_outbox WHERE delivered_at IS NOT NULL AND delivered_at < ? ORDER BY delivered_at OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY)
 
 -- outbox.pendingShards
 SELECT DISTINCT shard FROM public.pc_outbox WHERE delivered_at IS NULL

@@ -52,6 +52,8 @@ final class ShardOutbox {
     private static final Logger LOG = LoggerFactory.getLogger(ShardOutbox.class);
     /** Rows read per statement; a run reads again until the shard's outbox is empty. */
     private static final int PAGE = 100;
+    /** Delivered rows one clean-up statement deletes at most. */
+    static final int DELETE_BATCH = 1_000;
 
     private final String shard;
     private final TenantDatabases.Database database;
@@ -428,12 +430,20 @@ final class ShardOutbox {
         if (!parts.limits().outboxCleanupDue(database, retention.dividedBy(10))) {
             return;
         }
+        OffsetDateTime cutOff = OffsetDateTime.now(context.clock()).minus(retention);
+        long total = 0;
         try (PreparedStatement ps = c.prepareStatement(sql.deleteDelivered())) {
-            ps.setObject(1, OffsetDateTime.now(context.clock()).minus(retention));
-            int deleted = ps.executeUpdate();
-            if (deleted > 0) {
-                LOG.debug("Deleted {} delivered outbox rows older than {}", deleted, retention);
-            }
+            // in bounded batches, each its own statement: none holds locks on much of the table
+            int deleted;
+            do {
+                ps.setObject(1, cutOff);
+                ps.setInt(2, DELETE_BATCH);
+                deleted = ps.executeUpdate();
+                total += Math.max(0, deleted);
+            } while (deleted >= DELETE_BATCH && isActive());
+        }
+        if (total > 0) {
+            LOG.debug("Deleted {} delivered outbox rows older than {}", total, retention);
         }
     }
 

@@ -11,7 +11,8 @@ import java.util.List;
  * @param markDelivered    (delivered_at, id)
  * @param recordFailure    (last_error, id): counts the attempt and keeps why it failed
  * @param countUndelivered (shard) -&gt; count, oldest created
- * @param deleteDelivered  (cut-off): removes rows delivered before it
+ * @param deleteDelivered  (cut-off, limit): removes at most {@code limit} rows delivered before the cut-off, so that
+ *                         one statement never locks much of the table; run again until fewer were removed
  * @param pendingShards    () -&gt; shard: every shard with an undelivered row, read through
  *                         {@link #undeliveredIndex}, so its cost follows the backlog, not the delivered rows
  */
@@ -28,8 +29,11 @@ public record OutboxSql(String insert, String selectUndelivered, String markDeli
                 + t.constraint("ix", "outbox_undelivered") + " ON " + t.outbox() + " (delivered_at, shard)"));
     }
 
-    /** The statements every engine shares; {@code payloadParameter} and {@code payloadColumn} carry its JSON. */
-    public static OutboxSql of(TableNames t, String payloadParameter, String payloadColumn) {
+    /**
+     * The statements every engine shares; {@code payloadParameter} and {@code payloadColumn} carry its JSON, and
+     * {@code deleteDelivered} is the engine's bounded delete ({@link #deleteDeliveredBatch} on all three today).
+     */
+    public static OutboxSql of(TableNames t, String payloadParameter, String payloadColumn, String deleteDelivered) {
         String table = t.outbox();
         return new OutboxSql(
                 "INSERT INTO " + table + " (message_id, shard, seq_id, tenant_id, type, payload, created, attempts)"
@@ -40,7 +44,14 @@ public record OutboxSql(String insert, String selectUndelivered, String markDeli
                 "UPDATE " + table + " SET delivered_at = ?, attempts = attempts + 1 WHERE id = ?",
                 "UPDATE " + table + " SET attempts = attempts + 1, last_error = ? WHERE id = ?",
                 "SELECT COUNT(*), MIN(created) FROM " + table + " WHERE shard = ? AND delivered_at IS NULL",
-                "DELETE FROM " + table + " WHERE delivered_at IS NOT NULL AND delivered_at < ?",
+                deleteDelivered,
                 "SELECT DISTINCT shard FROM " + table + " WHERE delivered_at IS NULL");
+    }
+
+    /** The bounded delete of delivered rows as a limited subquery of ids, the oldest first. */
+    public static String deleteDeliveredBatch(TableNames t) {
+        return "DELETE FROM " + t.outbox() + " WHERE id IN (SELECT id FROM " + t.outbox()
+                + " WHERE delivered_at IS NOT NULL AND delivered_at < ? ORDER BY delivered_at"
+                + " OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY)";
     }
 }

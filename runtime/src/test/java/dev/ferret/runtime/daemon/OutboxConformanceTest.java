@@ -18,14 +18,23 @@ import dev.ferret.runtime.StoreSeams;
 import dev.ferret.runtime.daemon.DaemonFixtures.Poison;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
+import dev.ferret.runtime.dialect.Dialect;
+import dev.ferret.runtime.dialect.TableNames;
+import dev.ferret.runtime.engines.Dialects;
 import dev.ferret.runtime.testing.MutableClock;
 import dev.ferret.runtime.testing.TestDatabase;
 import dev.ferret.runtime.testing.VirtualTime;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -292,6 +301,9 @@ class OutboxConformanceTest {
                     StoreSeams.defaults().withClock(clock).withTime(time))) {
                 appendTicks(store, "a", 5);
                 await().atMost(WAIT).until(() -> delivered.size() == 5);
+                // more delivered rows than one clean-up statement deletes: the clean-up goes on batch after batch
+                int many = ShardOutbox.DELETE_BATCH * 2 + 500;
+                insertDelivered(db, "Old:All", many, OffsetDateTime.ofInstant(clock.instant(), ZoneOffset.UTC));
                 clock.advance(Duration.ofMillis(400));
                 time.advance(Duration.ofMillis(400));
                 appendTicks(store, "a", 1);
@@ -300,9 +312,32 @@ class OutboxConformanceTest {
                     appendTicks(store, "b", 1);
                     clock.advance(Duration.ofMillis(50));
                     time.advance(Duration.ofMillis(50));
-                    return db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_outbox") + " WHERE seq_id <= 5") == 0;
+                    return db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_outbox") + " WHERE seq_id <= 5") == 0
+                            && db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_outbox")
+                            + " WHERE shard = 'Old:All'") == 0;
                 });
             }
         }
+    }
+
+    /** {@code count} rows of {@code shard}, delivered at {@code at}, written the way the daemon writes them. */
+    private static void insertDelivered(TestDatabase db, String shard, int count, OffsetDateTime at)
+            throws SQLException {
+        Dialect dialect = Dialects.of(db.engine());
+        String insert = dialect.outboxSql(new TableNames(db.schema(), "pc_")).insert();
+        try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(insert)) {
+            for (int i = 0; i < count; i++) {
+                dialect.bindUuid(ps, 1, UUID.randomUUID());
+                ps.setString(2, shard);
+                ps.setLong(3, i + 1);
+                ps.setString(4, StoreOptions.DEFAULT_TENANT);
+                ps.setString(5, Effect.class.getName());
+                ps.setString(6, "{\"sequence\":" + (i + 1) + "}");
+                ps.setObject(7, at);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+        db.execute("UPDATE " + db.table("pc_outbox") + " SET delivered_at = created WHERE shard = '" + shard + "'");
     }
 }

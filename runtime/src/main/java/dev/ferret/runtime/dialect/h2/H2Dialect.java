@@ -235,7 +235,7 @@ public final class H2Dialect implements Dialect {
 
     @Override
     public OutboxSql outboxSql(TableNames t) {
-        return OutboxSql.of(t, "? FORMAT JSON", "CAST(payload AS VARCHAR)");
+        return OutboxSql.of(t, "? FORMAT JSON", "CAST(payload AS VARCHAR)", OutboxSql.deleteDeliveredBatch(t));
     }
 
     @Override

@@ -339,7 +339,7 @@ public final class PostgresDialect implements Dialect {
 
     @Override
     public OutboxSql outboxSql(TableNames t) {
-        return OutboxSql.of(t, "?::jsonb", "payload");
+        return OutboxSql.of(t, "?::jsonb", "payload", OutboxSql.deleteDeliveredBatch(t));
     }
 
     @Override

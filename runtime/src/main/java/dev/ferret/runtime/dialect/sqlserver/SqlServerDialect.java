@@ -353,7 +353,8 @@ public final class SqlServerDialect implements Dialect {
     @Override
     public OutboxSql outboxSql(TableNames t) {
         // SQL Server keeps JSON as NVARCHAR: the text goes in and comes out as it is
-        return OutboxSql.of(t, "?", "payload");
+        // ORDER BY in a subquery is valid with OFFSET ... FETCH; a batch stays under the 5,000 locks of escalation
+        return OutboxSql.of(t, "?", "payload", OutboxSql.deleteDeliveredBatch(t));
     }
 
     @Override
