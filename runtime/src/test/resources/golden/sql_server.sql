@@ -203,7 +203,7 @@ SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correla
 SELECT tenant_id, last_seq FROM dbo.pc_tenant_sequences WITH (READCOMMITTEDLOCK, READPAST)
 
 -- daemon.loadTenantPage
-SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers, tenant_seq FROM dbo.pc_events WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY
+SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers, tenant_seq FROM dbo.pc_events WHERE tenant_id = ? AND tenant_seq IS NOT NULL AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY
 
 -- daemon.selectProgression
 SELECT last_seq_id FROM dbo.pc_event_progression WHERE name = ?

@@ -375,7 +375,10 @@ public final class SqlServerDialect implements Dialect {
                 // delete that rolls back) has locked would be skipped, and a short page reads as "all up to the mark"
                 "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, "
                         + "headers, tenant_seq FROM " + t.events()
-                        + " WHERE tenant_id = ? AND tenant_seq > ? AND tenant_seq <= ? ORDER BY tenant_seq"
+                        // the filtered index's own predicate, spelled out: a parameterized range alone does not
+                        // let the optimizer match a filtered index
+                        + " WHERE tenant_id = ? AND tenant_seq IS NOT NULL AND tenant_seq > ? AND tenant_seq <= ?"
+                        + " ORDER BY tenant_seq"
                         + " OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY",
                 PortableSql.selectProgression(t),
                 PortableSql.selectProgressionStamp(t),
@@ -543,10 +546,12 @@ public final class SqlServerDialect implements Dialect {
                     + " outside the database's code page would be stored as '?'. Fix: remove"
                     + " sendStringParametersAsUnicode=false from the connection URL or data source properties");
         }
-        // READPAST (high-water mark, gaps, tenant marks) is refused under SERIALIZABLE (error 650), and under
-        // SNAPSHOT it must come with lock-taking hints such as UPDLOCK: the daemon reads on pool connections
+        // READPAST (high-water mark, gaps, tenant marks) is allowed only under READ COMMITTED and REPEATABLE READ
+        // (table hints: error 650 otherwise), and READ UNCOMMITTED would see appends that later roll back: the
+        // daemon reads on pool connections
         if (report.poolIsolation() == Connection.TRANSACTION_SERIALIZABLE
-                || report.poolIsolation() == TRANSACTION_SNAPSHOT) {
+                || report.poolIsolation() == TRANSACTION_SNAPSHOT
+                || report.poolIsolation() == Connection.TRANSACTION_READ_UNCOMMITTED) {
             throw new ConfigurationException("The data source's connections start at isolation level "
                     + isolationName(report.poolIsolation()) + "; Ferret's daemon reads with READPAST, which SQL"
                     + " Server allows only under READ COMMITTED or REPEATABLE READ. Fix: set the pool's default"

@@ -8,6 +8,7 @@ import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.DocumentIndexSql;
 import dev.ferret.runtime.dialect.TableNames;
 import dev.ferret.runtime.dialect.ValueKind;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -114,6 +115,9 @@ class SqlServerDialectTest {
         DaemonSql sql = dialect.daemonSql(new TableNames("dbo", "pc_"));
         assertThat(sql.loadTenantPage()).doesNotContain("READPAST");
         assertThat(sql.loadPage()).doesNotContain("READPAST");
+        // the filtered index ux_pc_events_tenant_seq (WHERE tenant_seq IS NOT NULL) matches a parameterized
+        // query only when the query states the filter itself
+        assertThat(sql.loadTenantPage()).contains("tenant_id = ? AND tenant_seq IS NOT NULL AND tenant_seq > ?");
     }
 
     @Test
@@ -166,9 +170,9 @@ class SqlServerDialectTest {
     }
 
     @Test
-    void poolsThatStartSerializableOrSnapshotAreRefusedBecauseReadpastNeedsReadCommitted() {
-        for (int level : new int[] {java.sql.Connection.TRANSACTION_SERIALIZABLE,
-                SqlServerDialect.TRANSACTION_SNAPSHOT}) {
+    void poolsThatStartSerializableSnapshotOrReadUncommittedAreRefusedBecauseReadpastNeedsReadCommitted() {
+        for (int level : new int[] {Connection.TRANSACTION_SERIALIZABLE, SqlServerDialect.TRANSACTION_SNAPSHOT,
+                Connection.TRANSACTION_READ_UNCOMMITTED}) {
             SqlServerDialect.ServerReport report = new SqlServerDialect.ServerReport("16.0", "Express", "ferret", 160,
                     false, "ON", "Latin1_General_100_BIN2", "nvarchar", level);
             assertThatThrownBy(() -> SqlServerDialect.checkServer(report)).isInstanceOf(ConfigurationException.class)
