@@ -11,8 +11,8 @@ package dev.ferret;
  * Refused on every engine, ids mean the same everywhere; other trailing characters (tab, no-break space) compare
  * as themselves on every engine.
  *
- * <p>An id must not hold control characters (NUL, CR, LF, ...: PostgreSQL refuses NUL, and a line break forges log
- * lines) nor a lone surrogate (an engine that stores UTF-8 turns it into {@code ?}, so two ids would become one).
+ * <p>An id must not hold control characters other than the tab (NUL, CR, LF, ...: PostgreSQL refuses NUL, and a
+ * line break forges log lines) nor a lone surrogate (an engine that stores UTF-8 turns it into {@code ?}, so two ids would become one).
  *
  * <p>Lengths count UTF-16 code units ({@link String#length()}), which is what SQL Server's {@code NVARCHAR(n)}
  * counts; PostgreSQL and H2 count code points, never more, so an id that passes fits every engine.
@@ -99,7 +99,7 @@ public final class IdLimits {
         }
         for (int i = 0; i < id.length(); i++) {
             char c = id.charAt(i);
-            if (Character.isISOControl(c)) {
+            if (refusedControl(c)) {
                 return kind + " must not hold control characters, was: '" + printable(id) + "' (U+"
                         + String.format("%04X", (int) c) + " at index " + i + "; PostgreSQL refuses NUL, and a line"
                         + " break in an id forges log lines)";
@@ -117,13 +117,21 @@ public final class IdLimits {
         return null;
     }
 
+    /**
+     * NUL, line breaks and the other control characters, except the tab (an id of its own on every engine):
+     * C0, DEL, C1 (NEL among them) and the Unicode line and paragraph separators.
+     */
+    private static boolean refusedControl(char c) {
+        return c != '\t' && Character.isISOControl(c) || c == '\u2028' || c == '\u2029';
+    }
+
     /** {@code id} for a message: control characters and lone surrogates as escapes, at most a prefix. */
     private static String printable(String id) {
         StringBuilder out = new StringBuilder();
         String shown = id.length() > QUOTED_PREFIX ? id.substring(0, QUOTED_PREFIX) : id;
         for (int i = 0; i < shown.length(); i++) {
             char c = shown.charAt(i);
-            if (Character.isISOControl(c) || Character.isSurrogate(c)) {
+            if (refusedControl(c) || Character.isSurrogate(c)) {
                 out.append(String.format("\\u%04X", (int) c));
             } else {
                 out.append(c);

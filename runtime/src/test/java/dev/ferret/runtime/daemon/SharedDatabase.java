@@ -43,7 +43,7 @@ final class SharedDatabase implements AutoCloseable {
             return new SharedDatabase("jdbc:h2:tcp://localhost:" + tcp.getPort() + "/mem:" + schema
                     + ";DB_CLOSE_DELAY=-1", schema, tcp);
         }
-        String url = System.getProperty("ferret.test.url", "");
+        String url = TestDatabase.configuredUrl();
         if (url.isBlank()) {
             throw new IllegalStateException("ferret.test.db=" + db + " needs ferret.test.url; refusing to skip");
         }

@@ -61,12 +61,22 @@ public final class TestDatabase implements AutoCloseable {
     }
 
     private static String requireUrl(String db) {
-        String url = System.getProperty("ferret.test.url", "");
+        String url = configuredUrl();
         if (url.isBlank()) {
             throw new IllegalStateException("ferret.test.db=" + db + " needs ferret.test.url (for SQL Server pass"
-                    + " -Dsqlserver.url=jdbc:sqlserver://...); refusing to skip the conformance suite");
+                    + " -Dsqlserver.url=jdbc:sqlserver://..., or run -Psqlserver-container); refusing to skip the"
+                    + " conformance suite");
         }
         return url;
+    }
+
+    /**
+     * {@code ferret.test.url}; for {@code testcontainers}, the URL of the SQL Server container it starts. Blank
+     * when not set.
+     */
+    public static String configuredUrl() {
+        String url = System.getProperty("ferret.test.url", "");
+        return SqlServerTestContainer.MARKER.equals(url) ? SqlServerTestContainer.url() : url;
     }
 
     public DatabaseEngine engine() {
