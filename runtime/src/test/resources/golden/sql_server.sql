@@ -281,23 +281,23 @@ TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10))
 TRY_CAST(JSON_VALUE(data, '$."placedAt"') AS DATETIMEOFFSET)
 
 -- query.equalsText
-SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND JSON_VALUE(data, '$."status"') = ? ORDER BY id
+SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND JSON_VALUE(data, '$."status"') COLLATE Latin1_General_100_BIN2 = ? ORDER BY id
 
 -- query.rangeOrderedPage
 SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND (TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) >= ? AND TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) < ?) ORDER BY TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) DESC, id OFFSET ? ROWS FETCH NEXT ? ROWS ONLY
 
 -- query.nestedInNullPrefixOr
-SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND (JSON_VALUE(data, '$."customer"."address"."city"') IN (?, ?) OR JSON_VALUE(data, '$."customer"."id"') IS NULL OR JSON_VALUE(data, '$."status"') LIKE ? ESCAPE '\') ORDER BY id
+SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND (JSON_VALUE(data, '$."customer"."address"."city"') COLLATE Latin1_General_100_BIN2 IN (?, ?) OR JSON_VALUE(data, '$."customer"."id"') COLLATE Latin1_General_100_BIN2 IS NULL OR JSON_VALUE(data, '$."status"') COLLATE Latin1_General_100_BIN2 LIKE ? ESCAPE '\') ORDER BY id
 
 -- query.timestampKeyset
 SELECT data FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND TRY_CAST(JSON_VALUE(data, '$."placedAt"') AS DATETIMEOFFSET) > ? AND ((TRY_CAST(JSON_VALUE(data, '$."placedAt"') AS DATETIMEOFFSET) > ?) OR (TRY_CAST(JSON_VALUE(data, '$."placedAt"') AS DATETIMEOFFSET) = ? AND TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) < ?) OR (TRY_CAST(JSON_VALUE(data, '$."placedAt"') AS DATETIMEOFFSET) = ? AND TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) = ? AND id > ?)) ORDER BY TRY_CAST(JSON_VALUE(data, '$."placedAt"') AS DATETIMEOFFSET), TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) DESC, id OFFSET ? ROWS FETCH NEXT ? ROWS ONLY
 
 -- query.count
-SELECT COUNT_BIG(*) FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND JSON_VALUE(data, '$."status"') <> ?
+SELECT COUNT_BIG(*) FROM dbo.pc_doc_order_summary WHERE tenant_id = ? AND JSON_VALUE(data, '$."status"') COLLATE Latin1_General_100_BIN2 <> ?
 
 -- index.text.ddl[0]
 IF COL_LENGTH(N'dbo.pc_doc_order_summary', N'q_status') IS NULL
-ALTER TABLE dbo.pc_doc_order_summary ADD q_status AS JSON_VALUE(data, '$."status"') PERSISTED
+ALTER TABLE dbo.pc_doc_order_summary ADD q_status AS JSON_VALUE(data, '$."status"') COLLATE Latin1_General_100_BIN2 PERSISTED
 
 -- index.text.ddl[1]
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ix_pc_doc_order_summary_status' AND object_id = OBJECT_ID(N'dbo.pc_doc_order_summary'))
@@ -308,7 +308,7 @@ q_status
 
 -- index.uniqueCompositeNested.ddl[0]
 IF COL_LENGTH(N'dbo.pc_doc_order_summary', N'q_customer_id') IS NULL
-ALTER TABLE dbo.pc_doc_order_summary ADD q_customer_id AS JSON_VALUE(data, '$."customer"."id"') PERSISTED
+ALTER TABLE dbo.pc_doc_order_summary ADD q_customer_id AS JSON_VALUE(data, '$."customer"."id"') COLLATE Latin1_General_100_BIN2 PERSISTED
 
 -- index.uniqueCompositeNested.ddl[1]
 IF COL_LENGTH(N'dbo.pc_doc_order_summary', N'q_total') IS NULL
@@ -316,7 +316,7 @@ ALTER TABLE dbo.pc_doc_order_summary ADD q_total AS TRY_CAST(JSON_VALUE(data, '$
 
 -- index.uniqueCompositeNested.ddl[2]
 IF COL_LENGTH(N'dbo.pc_doc_order_summary', N'g_ux_pc_doc_order_summary_customer_id_total') IS NULL
-ALTER TABLE dbo.pc_doc_order_summary ADD g_ux_pc_doc_order_summary_customer_id_total AS CASE WHEN JSON_VALUE(data, '$."customer"."id"') IS NOT NULL AND TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) IS NOT NULL THEN NULL ELSE id END PERSISTED
+ALTER TABLE dbo.pc_doc_order_summary ADD g_ux_pc_doc_order_summary_customer_id_total AS CASE WHEN JSON_VALUE(data, '$."customer"."id"') COLLATE Latin1_General_100_BIN2 IS NOT NULL AND TRY_CAST(JSON_VALUE(data, '$."total"') AS DECIMAL(38, 10)) IS NOT NULL THEN NULL ELSE id END PERSISTED
 
 -- index.uniqueCompositeNested.ddl[3]
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ux_pc_doc_order_summary_customer_id_total' AND object_id = OBJECT_ID(N'dbo.pc_doc_order_summary'))

@@ -639,6 +639,17 @@ public final class SqlServerDialect implements Dialect {
         return "JSON_VALUE(data, '$.\"" + String.join("\".\"", path) + "\"')";
     }
 
+    /**
+     * Text values compare in the binary collation the keys use, whatever the database's default (usually
+     * case-insensitive, which JSON_VALUE's nvarchar would take): {@code eq("status", "open")} never matches
+     * {@code OPEN} here, as on PostgreSQL and H2, and a unique text index keeps {@code A} and {@code a} apart.
+     */
+    @Override
+    public String jsonValue(TableNames names, List<String> path, ValueKind kind) {
+        return kind == ValueKind.TEXT ? jsonText(names, path) + " COLLATE " + KEY_COLLATION
+                : Dialect.super.jsonValue(names, path, kind);
+    }
+
     @Override
     public String jsonNumber(TableNames names, List<String> path) {
         return "TRY_CAST(" + jsonText(names, path) + " AS DECIMAL(38, 10))";

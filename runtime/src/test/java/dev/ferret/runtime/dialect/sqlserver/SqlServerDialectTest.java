@@ -33,13 +33,27 @@ class SqlServerDialectTest {
         String guard = sql.ddl().get(2);
         // a computed column cannot read another computed column: the guard repeats the keys' expressions
         assertThat(guard).contains("ADD g_ux_pc_doc_account_email_region AS CASE WHEN JSON_VALUE(data, '$.\"email\"')"
-                + " IS NOT NULL AND JSON_VALUE(data, '$.\"region\"') IS NOT NULL THEN NULL ELSE id END PERSISTED")
+                + " COLLATE Latin1_General_100_BIN2 IS NOT NULL AND JSON_VALUE(data, '$.\"region\"')"
+                + " COLLATE Latin1_General_100_BIN2 IS NOT NULL THEN NULL ELSE id END PERSISTED")
                 .doesNotContain("q_email IS");
         // a non-unique index is as before: the id ends the key, no guard
         var plain = dialect.documentIndex(names, "account", "ix_pc_doc_account_email",
                 List.of(new DocumentIndexSql.Key(List.of("email"), ValueKind.TEXT, "q_email")), false);
         assertThat(plain.ddl()).hasSize(2);
         assertThat(plain.ddl().get(1)).endsWith("(tenant_id, q_email, id)");
+    }
+
+    @Test
+    void textPathsCompareAndIndexInTheKeysBinaryCollationWhateverTheDatabaseDefault() {
+        TableNames names = new TableNames("dbo", "pc_");
+        assertThat(dialect.jsonValue(names, List.of("status"), ValueKind.TEXT))
+                .isEqualTo("JSON_VALUE(data, '$.\"status\"') COLLATE Latin1_General_100_BIN2");
+        // numbers and timestamps are converted, not compared as text
+        assertThat(dialect.jsonValue(names, List.of("total"), ValueKind.NUMBER)).doesNotContain("COLLATE");
+        var index = dialect.documentIndex(names, "account", "ux_pc_doc_account_email",
+                List.of(new DocumentIndexSql.Key(List.of("email"), ValueKind.TEXT, "q_email")), true);
+        assertThat(index.ddl().get(0)).contains("ADD q_email AS JSON_VALUE(data, '$.\"email\"')"
+                + " COLLATE Latin1_General_100_BIN2 PERSISTED");
     }
 
     @Test
