@@ -187,14 +187,7 @@ final class ShardOwnership {
                 return settings.getLockAcquireInterval();
             }
             int share = (lockNames.size() + live - 1) / live;
-            while (held.size() > share) {
-                // a node joined: give back what is above this node's share
-                String name = new ArrayList<>(held.keySet()).get(held.size() - 1);
-                ShardAgent agent = held.remove(name);
-                agent.stop(settings.getStopAndDrainTimeout());
-                locks.release(name);
-                LOG.info("Gave shard {} back: {} live nodes, a share of {}", agent.name(), live, share);
-            }
+            giveBackAbove(share, live);
             for (Map.Entry<String, ShardAgent> shard : lockNames.entrySet()) {
                 if (held.size() >= share) {
                     break;
@@ -214,6 +207,30 @@ final class ShardOwnership {
     }
 
     /**
+     * A node joined: what is above this node's share is given back. Every such shard is asked to stop first, then
+     * all drain against one deadline, so a round waits one drain bound however many shards it gives back; each lock
+     * is released once its shard has drained (pages and outbox), never while it may still commit.
+     */
+    private void giveBackAbove(int share, int live) throws SQLException {
+        Map<String, ShardAgent> givingBack = new LinkedHashMap<>();
+        List<String> names = new ArrayList<>(held.keySet());
+        for (int i = names.size() - 1; i >= 0 && held.size() > share; i--) {
+            ShardAgent agent = held.remove(names.get(i));
+            agent.requestStop();
+            givingBack.put(names.get(i), agent);
+        }
+        if (givingBack.isEmpty()) {
+            return;
+        }
+        long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout(), time);
+        for (Map.Entry<String, ShardAgent> shard : givingBack.entrySet()) {
+            shard.getValue().awaitStop(deadline);
+            locks.release(shard.getKey());
+            LOG.info("Gave shard {} back: {} live nodes, a share of {}", shard.getValue().name(), live, share);
+        }
+    }
+
+        /**
      * Every few rounds, deletes the heartbeat rows of nodes gone for ten times the liveness cut-off: killed nodes
      * never remove their own, and a long-lived cluster would otherwise collect one row per node start forever.
      */
