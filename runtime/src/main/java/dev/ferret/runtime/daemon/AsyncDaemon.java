@@ -427,6 +427,10 @@ public final class AsyncDaemon implements ProjectionDaemon {
         }
         supervisor.stop();
         polling.stop();
+        if (ownership != null) {
+            // a stopping node takes no shard while its own drain, however long that takes
+            ownership.halt();
+        }
         // every shard drains at once, so stopping many takes about one bound rather than one per shard
         requestStopAll();
         long cancelled = shards.values().stream().filter(agent -> !agent.awaitStop(deadline)).count();

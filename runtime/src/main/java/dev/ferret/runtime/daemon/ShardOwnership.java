@@ -371,6 +371,15 @@ final class ShardOwnership {
     }
 
     /**
+     * The node stops: no round takes another shard or gives one back from here on, while the held ones drain (a
+     * round in flight finishes). The locks stay held until {@link #stop}.
+     */
+    void halt() {
+        acquiring.stop();
+        monitoring.stop();
+    }
+
+        /**
      * After the agents drained: releases every lock and removes the heartbeat, on the scheduler thread, so it
      * waits behind a probe in flight. Waits until {@code deadlineNanos} plus one probe timeout: the probe is the
      * only thing it can wait behind.

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
@@ -172,6 +173,65 @@ class HotColdConformanceTest {
             assertThat(applications.get("Beat0@" + sequence)).as("Beat0@%d", sequence).hasValue(1);
             assertThat(applications.get("Beat1@" + sequence)).as("Beat1@%d", sequence).hasValue(1);
         }
+    }
+
+    /** Holds every page until {@code release} opens: a node's drain that takes its time. */
+    static final class Blocking extends EventProjection {
+        private final CountDownLatch release;
+
+        Blocking(String name, CountDownLatch release) {
+            super(name);
+            this.release = release;
+        }
+
+        @Override
+        public void apply(EventEnvelope event, DocumentOperations operations) {
+            try {
+                release.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    @Test
+    void aStoppingNodeTakesNoShardWhileItsShardsDrain() throws Exception {
+        TestDatabase db = database("hcstopping");
+        CountDownLatch release = new CountDownLatch(1);
+        StoreOptions options = fastDaemon(db).dataSource(db.newPool("a"));
+        options.daemon().mode(DaemonMode.HOT_COLD).lockAcquireInterval(Duration.ofMillis(100))
+                .monitoringInterval(Duration.ofMillis(300)).probeTimeout(Duration.ofMillis(200))
+                .stopAndDrainTimeout(Duration.ofSeconds(30));
+        options.projections().add(new Blocking("Count0", release), Lifecycle.ASYNC)
+                .add(new Blocking("Count1", release), Lifecycle.ASYNC);
+        DocumentStore a = Ferret.createStore(options);
+        toClose.add(0, a);
+        DocumentStore b = node(db, "b", 2, true);
+        await().atMost(WAIT).until(() -> owned(a).size() == 1 && owned(b).size() == 1);
+        String ofB = owned(b).iterator().next();
+        appendTicks(b, "drain", 1);
+        await().atMost(WAIT).until(() -> b.daemon().status().shard(ofB).orElseThrow().progression() == 1);
+
+        // a's page is held, so its stop drains for as long as the test wants; then b leaves
+        Thread closer = new Thread(a::close, "closer");
+        closer.start();
+        try {
+            await().atMost(WAIT).until(() -> !a.daemon().status().running());
+            b.close();
+            toClose.remove(b);
+            // ten of a's acquire intervals with b's lock free: a running node would take it in the first
+            await().pollDelay(Duration.ofSeconds(1)).atMost(WAIT).until(() -> true);
+            assertThat(owned(a)).doesNotContain(ofB);
+            // a stopping node never takes the shard b left: a node that joins now gets it while a still drains
+            DocumentStore c = node(db, "c", 2, true);
+            await().atMost(WAIT).until(() -> owned(c).contains(ofB));
+            assertThat(closer.isAlive()).as("a is still draining").isTrue();
+        } finally {
+            release.countDown();
+            closer.join(WAIT.toMillis());
+        }
+        assertThat(closer.isAlive()).isFalse();
     }
 
     @Test
