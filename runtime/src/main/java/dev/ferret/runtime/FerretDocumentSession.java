@@ -289,18 +289,23 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         // what withdraws the ownership of the numbers drawn where the engine does not end it with the transaction;
         // run only once the transaction has ended, so a hole stays owned until it is filled or permanent
         List<Runnable> releaseOwnership = new ArrayList<>();
+        boolean appending = !appends.isEmpty();
         try {
-            // a caller's JTA transaction is joined: the ownership then ends with it, at its commit or rollback
+            // a caller's JTA transaction is joined: the ownership then ends with it, at its commit or rollback, and
+            // the daemon is told of the new events only then, never before they are visible
             context.transactions().inCallersTransaction(context.dataSourceOf(tenantId), c -> {
                 writeChanges(c, now, releaseOwnership);
                 return null;
-            }, () -> releaseOwnership.forEach(Runnable::run));
+            }, () -> {
+                releaseOwnership.forEach(Runnable::run);
+                if (appending) {
+                    // new events are what the daemon is for: detected now, and a loop lost to a suspended
+                    // container comes back
+                    store.asyncDaemon().appended();
+                }
+            });
         } catch (SQLException e) {
             throw failure("saving changes", e);
-        }
-        if (!appends.isEmpty()) {
-            // new events are what the daemon is for: a loop lost to a suspended container comes back now
-            store.asyncDaemon().heal();
         }
         appends.clear();
         documentChanges.clear();

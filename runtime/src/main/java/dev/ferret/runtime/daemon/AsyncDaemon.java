@@ -123,6 +123,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
         RearmingLoop pollingLoop = polling;
         RearmingLoop supervisorLoop = supervisor;
         Runnable rearmLoops = () -> {
+            // raised events are new events: detected now, as an application's appends are
+            pollingLoop.runSoon();
             pollingLoop.rearmIfOverdue();
             supervisorLoop.rearmIfOverdue();
         };
@@ -481,7 +483,19 @@ public final class AsyncDaemon implements ProjectionDaemon {
      * Cheap (no database work): called after every append, by waits and by every status read, so that once the
      * container accepts work again the first of these revives a daemon whose every loop had been refused.
      */
-    public void heal() {
+    /**
+     * Events appended in this JVM have committed: the detector looks now instead of at its next poll, so they reach
+     * the shards in milliseconds; polling stays the backstop for appends of other processes. A burst of appends
+     * coalesces into one detection. Also {@link #heal}s.
+     */
+    public void appended() {
+        if (running) {
+            polling.runSoon();
+        }
+        heal();
+    }
+
+        public void heal() {
         if (running) {
             polling.rearmIfOverdue();
             supervisor.rearmIfOverdue();

@@ -40,6 +40,8 @@ final class RearmingLoop {
     private ScheduledFuture<?> pending;
     private long dueNanos;
     private boolean running;
+    /** Asked to run again as soon as the run in flight ends ({@link #runSoon} during a run). */
+    private boolean soonAgain;
     private boolean stopped = true;
     private long lastCompletedNanos;
     private long refusals;
@@ -125,12 +127,35 @@ final class RearmingLoop {
             synchronized (this) {
                 running = false;
                 lastCompletedNanos = time.nanoTime();
-                arm(next);
+                arm(soonAgain ? Duration.ZERO : next);
+                soonAgain = false;
             }
         }
     }
 
     /**
+     * Brings the next run forward to now: a run in flight is followed at once by another, a pending one is
+     * replaced by one due now. Calls while one is due already coalesce, so a burst of calls costs one run.
+     */
+    synchronized void runSoon() {
+        if (stopped) {
+            return;
+        }
+        if (running) {
+            soonAgain = true;
+            return;
+        }
+        if (pending != null && !pending.isDone() && dueNanos - time.nanoTime() <= 0) {
+            return;
+        }
+        if (pending != null) {
+            pending.cancel(false);
+            pending = null;
+        }
+        arm(Duration.ZERO);
+    }
+
+        /**
      * Schedules the loop again when its next run is overdue by more than the grace (refused, dropped or cancelled).
      * Returns whether it did.
      */
