@@ -53,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * and at most {@code workers} agents run at once; a shard's outbox delivery runs on a worker too and holds one
  * while it delivers; so the daemon uses at most {@code workers + 1} connections.
  */
-public final class AsyncDaemon implements ProjectionDaemon {
+public final class AsyncDaemon implements ProjectionDaemon, MarkRefresh {
 
     private static final Logger LOG = LoggerFactory.getLogger(AsyncDaemon.class);
 
@@ -82,11 +82,11 @@ public final class AsyncDaemon implements ProjectionDaemon {
     /** The detector loop's waits after failed reads; used by the polling loop's runs only (one at a time). */
     private final Backoff.Attempts pollBackoff;
 
-    /**
-     * Every shard by name. Copy-on-write: replaced whole by {@link #register} (the constructor, or the scheduler
-     * thread when a new tenant shows up), read lock-free by agents, status and waiters.
-     */
-    private volatile Map<String, ShardAgent> shards = Map.of();
+    /** Every shard by name; copy-on-write, added to by {@link #register}. */
+    private final ShardRegistry registry;
+    private final DaemonOperations operations;
+    private final Rebuild rebuilds;
+    private final NonStaleWait waits;
     private volatile boolean running;
     private final DaemonMetrics metrics;
     /** The gauges' registration while running; written under this monitor by start and stop. */
@@ -114,6 +114,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         this.detector = marks.detector();
         this.board = new ProgressBoard(time);
         this.budget = new LoadBudget(settings.getTenantLoadBudget(), settings.getTenantLoadMemoryThreshold());
+        this.registry = new ShardRegistry(appliers);
         this.pollBackoff = new Backoff(settings.getPollingInterval(), settings.getMaxRetryBackoff()).attempts();
         Duration grace = RearmingLoop.graceOn(settings);
         this.polling = new RearmingLoop("high water mark detection", executors.scheduler(),
@@ -135,29 +136,17 @@ public final class AsyncDaemon implements ProjectionDaemon {
         this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !appliers.isEmpty()
                 ? new ShardOwnership(parts) : null;
         this.orphans = new OrphanedOutboxes(parts, ownership == null
-                ? OrphanedOutboxes.sweepingWhatNoAgentRuns(parts, name -> shards.containsKey(name))
-                : pending -> ownership.sweepRetired(pending, this::retired));
+                ? OrphanedOutboxes.sweepingWhatNoAgentRuns(parts, registry::contains)
+                : pending -> ownership.sweepRetired(pending, registry::retired));
+        this.operations = new DaemonOperations(parts, registry, ownership, () -> running);
+        this.rebuilds = new Rebuild(parts, registry, operations, this);
+        this.waits = new NonStaleWait(parts, registry, ownership, this, () -> running, this::heal);
         if (!context.partitionedByTenant()) {
             register(agentsFor(new LogPartition(null, context.databases().main())));
         }
     }
 
-    /**
-     * Whether {@code shard} belongs to no projection of this store any more (a version replaced by a later one):
-     * its outbox rows have no owner but the sweep. A tenant's shard is judged by its projection's part.
-     */
-    private boolean retired(String shard) {
-        int tenantAt = shard.indexOf('@');
-        String projectionShard = tenantAt < 0 ? shard : shard.substring(0, tenantAt);
-        for (ProjectionApplier applier : appliers) {
-            if (shardName(applier.name(), applier.version()).equals(projectionShard)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-        /** One agent per projection for {@code partition}. */
+    /** One agent per projection for {@code partition}. */
     private List<ShardAgent> agentsFor(LogPartition partition) {
         List<ShardAgent> agents = new ArrayList<>(appliers.size());
         for (ProjectionApplier applier : appliers) {
@@ -169,9 +158,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     /** Adds agents; under HotCold they compete for their locks, else they start when the daemon runs. */
     private synchronized void register(List<ShardAgent> agents) {
-        Map<String, ShardAgent> next = new LinkedHashMap<>(shards);
-        agents.forEach(agent -> next.put(agent.name(), agent));
-        shards = Collections.unmodifiableMap(next);
+        registry.add(agents);
         if (ownership != null) {
             ownership.add(agents);
         } else if (running) {
@@ -207,13 +194,13 @@ public final class AsyncDaemon implements ProjectionDaemon {
     /** Each shard's projection (or subscription) name, by shard name. */
     public Map<String, String> projectionsOfShards() {
         Map<String, String> projections = new TreeMap<>();
-        shards.values().forEach(agent -> projections.put(agent.name(), agent.applier().name()));
+        registry.all().forEach(agent -> projections.put(agent.name(), agent.applier().name()));
         return projections;
     }
 
     /** The shards this node runs under HotCold (every shard under SOLO). */
     public Set<String> ownedShards() {
-        return ownership == null ? shards.keySet() : ownership.heldShards();
+        return ownership == null ? registry.names() : ownership.heldShards();
     }
 
     /** {@code <name>:All}, or {@code <name>:V<n>:All} above version 1. */
@@ -246,13 +233,13 @@ public final class AsyncDaemon implements ProjectionDaemon {
         if (ownership != null) {
             ownership.start();
         } else {
-            shards.values().forEach(ShardAgent::start);
+            registry.all().forEach(ShardAgent::start);
         }
         polling.start(this::pollOnce, Duration.ZERO);
         supervisor.start(this::supervise, settings.getPollingInterval());
         observedByMetrics = metrics.observe(this::observedStatus);
         LOG.info("Async daemon started in {} mode with {}", settings.getMode(), context.partitionedByTenant()
-                ? appliers.size() + " projections per tenant" : shards.size() + " shards");
+                ? appliers.size() + " projections per tenant" : registry.size() + " shards");
     }
 
     /** One run of the detector's loop, on the scheduler thread; returns the delay before the next. */
@@ -288,7 +275,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         // a heap that recovered signals nobody: the line's head is let in from here
         budget.recheck();
         long now = time.nanoTime();
-        for (ShardAgent agent : shards.values()) {
+        for (ShardAgent agent : registry.all()) {
             try {
                 agent.heal(now);
             } catch (RuntimeException e) {
@@ -303,7 +290,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
      * Runs a detection now, on the scheduler thread, and returns the highest committed sequence: what a reader who
      * just appended expects to see, even while the mark still waits at a hole below it.
      */
-    long refreshHighest(Duration timeout, Predicate<TenantDatabases.Database> databases) {
+    @Override
+    public long refreshHighest(Duration timeout, Predicate<TenantDatabases.Database> databases) {
         refreshMark(timeout, databases);
         return detector.status().highestSeen();
     }
@@ -319,7 +307,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         if (!context.partitionedByTenant()) {
             boolean moved = detector.detect();
             if (moved) {
-                shards.values().forEach(ShardAgent::wake);
+                registry.all().forEach(ShardAgent::wake);
             }
             return moved;
         }
@@ -344,12 +332,12 @@ public final class AsyncDaemon implements ProjectionDaemon {
                     continue;
                 }
                 List<ShardAgent> agents = agentsFor(new LogPartition(tenant, database));
-                if (!shards.containsKey(agents.get(0).name())) {
+                if (!registry.contains(agents.get(0).name())) {
                     register(agents);
                     LOG.info("Tenant {} in database {}: {} shards", tenant, database.name(), agents.size());
                 }
                 for (ShardAgent agent : agents) {
-                    ShardAgent registered = shards.get(agent.name());
+                    ShardAgent registered = registry.get(agent.name());
                     if (registered != null) {
                         registered.wake();
                     }
@@ -371,7 +359,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
      * Runs a detection now, on the scheduler thread, of the {@code databases} selected, and returns the store's mark.
      * A transient failure (a pooled connection the database ended, say) is tried again within the timeout.
      */
-    long refreshMark(Duration timeout, Predicate<TenantDatabases.Database> databases) {
+    @Override
+    public long refreshMark(Duration timeout, Predicate<TenantDatabases.Database> databases) {
         long deadline = time.nanoTime() + timeout.toNanos();
         Throwable lastFailure = null;
         while (true) {
@@ -435,7 +424,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         }
         // every shard drains at once, so stopping many takes about one bound rather than one per shard
         requestStopAll();
-        long cancelled = shards.values().stream().filter(agent -> !agent.awaitStop(deadline)).count();
+        long cancelled = registry.all().stream().filter(agent -> !agent.awaitStop(deadline)).count();
         parts.outboxes().drainSweeps(deadline);
         if (ownership != null) {
             ownership.stop(deadline);
@@ -447,7 +436,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     /** Asks every shard to stop after its page in flight; {@link #stop()} then waits for the drains. */
     void requestStopAll() {
-        shards.values().forEach(ShardAgent::requestStop);
+        registry.all().forEach(ShardAgent::requestStop);
     }
 
     /**
@@ -508,9 +497,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
      */
     @Override
     public DaemonStatus status() {
-        Map<String, ShardAgent> current = shards;
-        List<ShardStatus> statuses = new ArrayList<>(current.size());
-        current.values().forEach(agent -> statuses.add(agent.status()));
+                List<ShardStatus> statuses = new ArrayList<>(registry.size());
+        registry.all().forEach(agent -> statuses.add(agent.status()));
         boolean on = running;
         List<String> problems = on ? livenessProblems(statuses) : List.of();
         DaemonStatus status = new DaemonStatus(settings.getMode(), on, markStatus(), statuses,
@@ -522,7 +510,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
     /** The state the gauges read at each collection: no healing, no database work. */
     private DaemonStatus observedStatus() {
         List<ShardStatus> statuses = new ArrayList<>();
-        shards.values().forEach(agent -> statuses.add(agent.status()));
+        registry.all().forEach(agent -> statuses.add(agent.status()));
         return new DaemonStatus(settings.getMode(), running, markStatus(), statuses);
     }
 
@@ -580,7 +568,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     /** Waits for the shards {@code feeds} selects to reach the mark as it stands now. */
     public void waitForNonStale(Duration timeout, Predicate<ProjectionApplier> feeds) {
-        waitForNonStale(timeout, feeds, null);
+        waits.await(timeout, feeds, null);
     }
 
     /**
@@ -588,334 +576,52 @@ public final class AsyncDaemon implements ProjectionDaemon {
      * and a {@code tenantId}, only that tenant's shards.
      */
     public void waitForNonStale(Duration timeout, Predicate<ProjectionApplier> feeds, String tenantId) {
-        if (!running) {
-            throw new IllegalStateException("the async daemon is not running on this node (daemon mode "
-                    + settings.getMode() + "); there is nothing to wait for");
-        }
-        long started = time.nanoTime();
-        heal();
-        // a tenant's wait depends on its own database only: another database's outage must not fail it
-        TenantDatabases.Database own = tenantId != null && context.partitionedByTenant()
-                ? context.databases().of(tenantId) : null;
-        long highest = refreshHighest(timeout, database -> own == null || database.name().equals(own.name()));
-        // each shard's own target: the store's highest committed sequence, or its tenant's mark as just read
-        Map<ShardAgent, Long> targets = new LinkedHashMap<>();
-        shards.values().stream().filter(a -> feeds.test(a.applier()))
-                .filter(a -> tenantId == null || !a.partition().perTenant() || tenantId.equals(a.partition().tenantId()))
-                .forEach(a -> targets.put(a, a.partition().perTenant() ? marks.markOf(a.partition()) : highest));
-        Duration remaining = timeout.minusNanos(time.nanoTime() - started);
-        boolean done;
-        try {
-            done = board.await(() -> targets.entrySet().stream().allMatch(t -> progressOf(t.getKey()) >= t.getValue()),
-                    remaining, () -> { });
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for non-stale projection data", e);
-        }
-        if (!done) {
-            Map<String, Long> lag = new LinkedHashMap<>();
-            StringBuilder message = new StringBuilder("projections did not reach the high water mark within ")
-                    .append(timeout).append(':');
-            targets.forEach((agent, target) -> {
-                long at = Math.max(0, progressOf(agent));
-                if (at < target) {
-                    long behind = target - at;
-                    lag.put(agent.name(), behind);
-                    message.append(' ').append(agent.name()).append(" at ").append(at).append(" of ").append(target)
-                            .append(" (").append(behind).append(" behind, ").append(agent.state()).append(')');
-                }
-            });
-            throw new NonStaleTimeoutException(message.toString(), lag);
-        }
-    }
-
-    /** A shard's progression: its own when it runs here, else as another HotCold node committed it. */
-    private long progressOf(ShardAgent agent) {
-        if (ownership == null || agent.state() != ShardState.STOPPED) {
-            return agent.floor();
-        }
-        try {
-            return progression.read(agent.partition().database().dataSource(), agent.name());
-        } catch (SQLException e) {
-            // a wait polls this again on the next change; below every target, it only keeps the wait waiting
-            LOG.debug("Could not read the progression of shard {} run by another node; the wait re-reads it",
-                    agent.name(), e);
-            return -1;
-        }
+        waits.await(timeout, feeds, tenantId);
     }
 
     @Override
     public void rebuild(String projectionName, Duration timeout, Consumer<RebuildProgress> progress) {
-        List<ShardAgent> agents = agentsNamed(projectionName);
-        if (agents.isEmpty()) {
-            // partitioned by tenant, and no tenant has appended yet: nothing to replay
-            return;
-        }
-        rebuild(agents, agents.size() == 1 ? agents.get(0).name() : projectionName, timeout, progress);
+        rebuilds.rebuild(projectionName, timeout, progress);
     }
 
     @Override
     public void rebuild(String projectionName, String tenantId, Duration timeout,
                         Consumer<RebuildProgress> progress) {
-        if (!context.partitionedByTenant()) {
-            throw new IllegalArgumentException("rebuilding '" + projectionName + "' for tenant '" + tenantId
-                    + "' alone needs tenant-partitioned events (events().partitionByTenant(true))");
-        }
-        String database = context.databases().of(tenantId).name();
-        refreshMark(timeout, candidate -> candidate.name().equals(database));
-        List<ShardAgent> agents = agentsNamed(projectionName).stream()
-                .filter(a -> tenantId.equals(a.partition().tenantId())).toList();
-        if (agents.isEmpty()) {
-            throw new IllegalArgumentException("no shard of projection '" + projectionName + "' for tenant '"
-                    + tenantId + "': the projection is unknown or the tenant has no events; known shards: "
-                    + shards.keySet());
-        }
-        rebuild(agents, agents.get(0).name(), timeout, progress);
-    }
-
-    /**
-     * Stops the agents, deletes their documents and progression, replays each up to its mark as it stands after the
-     * teardown, and returns when all caught up; continuous processing then resumes.
-     */
-    private void rebuild(List<ShardAgent> agents, String label, Duration timeout, Consumer<RebuildProgress> progress) {
-        agents.forEach(agent -> requireHeldHere(agent, "rebuild"));
-        long started = time.nanoTime();
-        long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout(), time);
-        agents.forEach(ShardAgent::requestStop);
-        agents.forEach(agent -> agent.awaitStop(deadline));
-        Map<ShardAgent, Long> committedBefore = new LinkedHashMap<>();
-        agents.forEach(agent -> committedBefore.put(agent, committedProgression(agent)));
-        agents.forEach(this::teardown);
-        agents.forEach(agent -> agent.resetForRebuild(true));
-        long highest = refreshMark(timeout);
-        Map<ShardAgent, Long> targets = new LinkedHashMap<>();
-        agents.forEach(agent -> targets.put(agent, agent.partition().perTenant() ? marks.markOf(agent.partition()) : highest));
-        targets.forEach((agent, target) -> agent.rebuildTo(target, committedBefore.get(agent)));
-        long total = targets.values().stream().mapToLong(Long::longValue).sum();
-        LOG.info("Rebuilding {} over {} sequence positions in {} shards", label, total, agents.size());
-        agents.forEach(ShardAgent::start);
-        long[] lastReport = {time.nanoTime()};
-        Runnable report = () -> {
-            long now = time.nanoTime();
-            if (now - lastReport[0] >= TimeUnit.SECONDS.toNanos(1)) {
-                lastReport[0] = now;
-                RebuildProgress p = progressOf(label, targets, started);
-                progress.accept(p);
-                LOG.info("Rebuild of {}: {} of {} ({} events/s)", p.shardName(), p.eventsDone(), p.eventsTotal(),
-                        Math.round(p.eventsPerSecond()));
-            }
-        };
-        boolean done;
-        try {
-            done = board.await(() -> targets.entrySet().stream().allMatch(t -> t.getKey().floor() >= t.getValue()
-                            || t.getKey().state() == ShardState.PAUSED),
-                    timeout.minusNanos(time.nanoTime() - started), report);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while rebuilding " + label, e);
-        }
-        for (ShardAgent agent : agents) {
-            if (agent.state() == ShardState.PAUSED) {
-                throw new FerretException("rebuild of " + agent.name() + " paused at " + agent.floor()
-                        + ": " + agent.status().error(), agent.status().error());
-            }
-        }
-        if (!done) {
-            Map<String, Long> lag = new LinkedHashMap<>();
-            targets.forEach((agent, target) -> {
-                if (agent.floor() < target) {
-                    lag.put(agent.name(), target - Math.max(0, agent.floor()));
-                }
-            });
-            RebuildProgress p = progressOf(label, targets, started);
-            throw new NonStaleTimeoutException("rebuild of " + label + " reached " + p.eventsDone() + " of "
-                    + p.eventsTotal() + " within " + timeout + "; it goes on in the background", lag);
-        }
-        agents.forEach(agent -> agent.resetForRebuild(false));
-        progress.accept(progressOf(label, targets, started));
-        LOG.info("Rebuild of {} finished: {} positions in {} ms", label, total,
-                TimeUnit.NANOSECONDS.toMillis(time.nanoTime() - started));
-        agents.forEach(ShardAgent::wake);
-    }
-
-    private RebuildProgress progressOf(String label, Map<ShardAgent, Long> targets, long startedNanos) {
-        double seconds = Math.max(1e-3, (time.nanoTime() - startedNanos) / 1e9);
-        long done = 0;
-        long total = 0;
-        for (Map.Entry<ShardAgent, Long> target : targets.entrySet()) {
-            done += Math.min(target.getValue(), Math.max(0, target.getKey().floor()));
-            total += target.getValue();
-        }
-        return new RebuildProgress(label, done, total, done / seconds);
-    }
-
-    /** Deletes what the shard wrote (only its tenant's documents for a tenant's shard) and its progression. */
-    /** The progression the shard's run committed before a rebuild: its pages' side effects exist up to there. */
-    private long committedProgression(ShardAgent agent) {
-        try {
-            return progression.read(agent.partition().database().dataSource(), agent.name());
-        } catch (SQLException e) {
-            throw new DatabaseException("could not read the progression of " + agent.name() + " before its rebuild: "
-                    + e.getMessage(), e);
-        }
-    }
-
-        private void teardown(ShardAgent agent) {
-        LogPartition partition = agent.partition();
-        try {
-            context.transactions().inTransaction(partition.database().dataSource(), c -> {
-                for (DocumentMapping<?> mapping : agent.applier().documentMappings(context)) {
-                    if (partition.perTenant()) {
-                        try (PreparedStatement ps = c.prepareStatement(mapping.sql().deleteTenant())) {
-                            ps.setString(1, partition.tenantId());
-                            ps.executeUpdate();
-                        }
-                    } else {
-                        try (Statement s = c.createStatement()) {
-                            s.executeUpdate(mapping.sql().deleteAll());
-                        }
-                    }
-                }
-                progression.delete(c, agent.name());
-                return null;
-            });
-        } catch (SQLException e) {
-            throw new DatabaseException("could not tear down " + agent.name() + " for its rebuild: "
-                    + e.getMessage(), e);
-        }
+        rebuilds.rebuild(projectionName, tenantId, timeout, progress);
     }
 
     @Override
     public void restart(String shardName) {
-        ShardAgent agent = agentFor(shardName);
-        requireHeldHere(agent, "restart");
-        agent.stop(settings.getStopAndDrainTimeout());
-        if (running) {
-            agent.start();
-        }
+        operations.restart(shardName);
     }
 
     @Override
     public void hold(String shardName) {
-        ShardAgent agent = agentFor(shardName);
-        requireHeldHere(agent, "hold");
-        if (!agent.hold(settings.getStopAndDrainTimeout())) {
-            LOG.warn("Shard {} was held past the drain bound: its page in flight was cancelled and is re-processed"
-                    + " when it restarts", shardName);
-        }
+        operations.hold(shardName);
     }
 
     @Override
     public long skipFailedEvent(String shardName) {
-        ShardAgent agent = agentFor(shardName);
-        requireHeldHere(agent, "skip the failed event of");
-        if (!running) {
-            throw new IllegalStateException("the daemon is stopped; shard " + agent.name() + " cannot restart");
-        }
-        return agent.skipFailedEvent();
+        return operations.skipFailedEvent(shardName);
     }
 
     @Override
     public Map<String, Long> deadLetterCounts() {
-        Map<String, Long> counts = new TreeMap<>();
-        try {
-            for (TenantDatabases.Database database : context.databases().all()) {
-                DeadLetterRows.count(parts, database.dataSource(), counts);
-            }
-        } catch (SQLException e) {
-            throw new DatabaseException("could not count the dead letters: " + e.getMessage(), e);
-        }
-        return counts;
+        return operations.deadLetterCounts();
     }
 
     @Override
     public List<DeadLetterEvent> deadLetters(String shardName, long afterId, int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("a page of dead letters holds at least one; limit was " + limit);
-        }
-        ShardAgent agent = agentFor(shardName);
-        try {
-            return DeadLetterRows.page(parts, agent.partition().database().dataSource(), agent.name(), afterId,
-                    limit);
-        } catch (SQLException e) {
-            throw new DatabaseException("could not read the dead letters of " + agent.name() + ": " + e.getMessage(),
-                    e);
-        }
+        return operations.deadLetters(shardName, afterId, limit);
     }
 
     @Override
     public boolean discardDeadLetter(String shardName, long deadLetterId) {
-        ShardAgent agent = agentFor(shardName);
-        try {
-            boolean deleted = context.transactions().inTransaction(agent.partition().database().dataSource(),
-                    c -> DeadLetterRows.delete(c, parts, agent.name(), deadLetterId));
-            if (deleted) {
-                LOG.info("Dead letter {} of shard {} was discarded", deadLetterId, agent.name());
-            }
-            return deleted;
-        } catch (SQLException e) {
-            throw new DatabaseException("could not discard dead letter " + deadLetterId + " of " + agent.name()
-                    + ": " + e.getMessage(), e);
-        }
+        return operations.discardDeadLetter(shardName, deadLetterId);
     }
 
     @Override
     public void replayDeadLetter(String shardName, long deadLetterId) {
-        ShardAgent agent = agentFor(shardName);
-        if (agent.state() == ShardState.STOPPED) {
-            throw new IllegalStateException("shard " + agent.name() + " does not run on this node"
-                    + (settings.getMode() == DaemonMode.HOT_COLD ? " (HotCold: replay on the node that holds it)"
-                    : " (the daemon is stopped)"));
-        }
-        try {
-            DeadLetterEvent dead = DeadLetterRows.one(parts, agent.partition().database().dataSource(), agent.name(),
-                    deadLetterId).orElseThrow(() -> new IllegalArgumentException("shard " + agent.name()
-                    + " has no dead letter " + deadLetterId));
-            agent.replay(dead, settings.getStopAndDrainTimeout());
-        } catch (SQLException e) {
-            throw new DatabaseException("could not replay dead letter " + deadLetterId + " of " + agent.name()
-                    + ": " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * Under HotCold, an operator's verb on a shard runs only on the node that holds its lock: anywhere else it would
-     * run the shard without the lock, beside its owner. Refused here, naming why; ask the node that holds it.
-     */
-    private void requireHeldHere(ShardAgent agent, String verb) {
-        if (ownership != null && !ownership.heldShards().contains(agent.name())) {
-            throw new IllegalStateException("cannot " + verb + " shard " + agent.name() + " on this node: under"
-                    + " HotCold another node holds its lock (this node holds " + ownership.heldShards().size()
-                    + " shards); ask the node that runs it (its console or status lists it as running)");
-        }
-    }
-
-        private ShardAgent agentFor(String name) {
-        ShardAgent agent = shards.get(name);
-        if (agent == null) {
-            List<ShardAgent> named = agentsNamed(name);
-            if (named.size() != 1) {
-                throw new IllegalArgumentException("no async shard named '" + name + "'" + (named.isEmpty() ? ""
-                        : " (projection '" + name + "' has one shard per tenant)") + "; known shards: "
-                        + shards.keySet());
-            }
-            agent = named.get(0);
-        }
-        return agent;
-    }
-
-    /** The shard named {@code name}, or every shard of the projection named {@code name}. */
-    private List<ShardAgent> agentsNamed(String name) {
-        Map<String, ShardAgent> current = shards;
-        ShardAgent exact = current.get(name);
-        if (exact != null) {
-            return List.of(exact);
-        }
-        List<ShardAgent> agents = current.values().stream().filter(a -> a.applier().name().equals(name)).toList();
-        if (agents.isEmpty() && appliers.stream().noneMatch(a -> a.name().equals(name))) {
-            throw new IllegalArgumentException("no async projection or shard named '" + name + "'; known shards: "
-                    + current.keySet());
-        }
-        return agents;
+        operations.replayDeadLetter(shardName, deadLetterId);
     }
 }

@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.function.LongPredicate;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -100,19 +101,20 @@ final class PageWriter {
         }
     }
 
-    /** The page of {@code attempt} committed: its writes are the table's state for the next page to start from. */
-    void committed(PageAttempt attempt) {
-        if (snapshots != null && attempt.batch != null) {
-            snapshots.pageCommitted(attempt.end, attempt.batch.changes());
+    /** The page of {@code outcome} committed: its writes are the table's state for the next page to start from. */
+    void committed(PageOutcome outcome) {
+        if (snapshots != null && outcome.batch() != null) {
+            snapshots.pageCommitted(outcome.attempt().end(), outcome.batch().changes());
         }
     }
 
     /**
      * Writes {@code page} in one transaction: its documents, dead letters and side effects, then its progression
-     * from the page's floor; what the attempt learnt (reached the commit, outbox rows, raised events) is recorded in
-     * {@code attempt}. {@code inFlight} is the agent's side of the drain.
+     * from the page's floor; returns what the transaction did. A failure after the work returned (the commit's)
+     * is thrown as {@link PageOutcome.CommitUnknown}, carrying the outcome. {@code inFlight} is the agent's side of
+     * the drain.
      */
-    Void write(LoadedPage page, PageAttempt attempt, InFlight inFlight) throws SQLException {
+    PageOutcome write(LoadedPage page, PageAttempt attempt, InFlight inFlight) throws SQLException {
         return write(page, attempt, inFlight, NO_DEAD_LETTER);
     }
 
@@ -120,7 +122,7 @@ final class PageWriter {
      * As {@link #write(LoadedPage, PageAttempt, InFlight)}, and the event at {@code skipOnce} (an operator skipped
      * it) goes to the dead letters if it fails, whatever the policy.
      */
-    Void write(LoadedPage page, PageAttempt attempt, InFlight inFlight, long skipOnce) throws SQLException {
+    PageOutcome write(LoadedPage page, PageAttempt attempt, InFlight inFlight, long skipOnce) throws SQLException {
         LongPredicate skip = skipApplyErrors ? sequence -> true : sequence -> sequence == skipOnce;
         return write(page, attempt, inFlight, skip, NO_DEAD_LETTER);
     }
@@ -130,31 +132,38 @@ final class PageWriter {
      * side effects, deleting the dead letter in the same transaction; the progression stays. Called with the shard's
      * page loop stopped; a failure to apply throws and leaves the dead letter.
      */
-    Void replay(LoadedPage page, PageAttempt attempt, long deadLetterId) throws SQLException {
+    PageOutcome replay(LoadedPage page, PageAttempt attempt, long deadLetterId) throws SQLException {
         return write(page, attempt, NOT_IN_FLIGHT, sequence -> false, deadLetterId);
     }
 
-    private Void write(LoadedPage page, PageAttempt attempt, InFlight inFlight, LongPredicate skip, long deadLetterId)
-            throws SQLException {
-        boolean silent = attempt.silent;
-        OffsetDateTime now = attempt.stamp;
+    private PageOutcome write(LoadedPage page, PageAttempt attempt, InFlight inFlight, LongPredicate skip,
+                              long deadLetterId) throws SQLException {
         // what the appends of raised events leave to do once the transaction ended (the append fence's release)
         List<Runnable> afterTransaction = new ArrayList<>();
+        // set when the work returned: a failure after it may hide a commit
+        PageOutcome[] reached = new PageOutcome[1];
         try {
-            return writeInTransaction(page, attempt, skip, silent, now, afterTransaction, inFlight, deadLetterId);
+            return writeInTransaction(page, attempt, skip, afterTransaction, inFlight, deadLetterId, reached);
+        } catch (SQLException | RuntimeException e) {
+            if (reached[0] == null || e instanceof ProgressionConflictException) {
+                throw e;
+            }
+            throw new PageOutcome.CommitUnknown(reached[0], e);
         } finally {
             afterTransaction.forEach(Runnable::run);
         }
     }
 
-    private Void writeInTransaction(LoadedPage page, PageAttempt attempt, LongPredicate skip, boolean silent,
-                                    OffsetDateTime now, List<Runnable> afterTransaction, InFlight inFlight,
-                                    long deadLetterId) throws SQLException {
+    private PageOutcome writeInTransaction(LoadedPage page, PageAttempt attempt, LongPredicate skip,
+                                           List<Runnable> afterTransaction, InFlight inFlight, long deadLetterId,
+                                           PageOutcome[] reached) throws SQLException {
         boolean replaying = deadLetterId != NO_DEAD_LETTER;
+        boolean silent = attempt.silent();
+        OffsetDateTime now = attempt.stamp();
         return context.transactions().inTransaction(dataSource, c -> {
-            attempt.reachedCommit = false;
-            attempt.outboxWritten = Map.of();
-            attempt.appendedEvents = false;
+            reached[0] = null;
+            Map<UUID, Object> outboxWritten = Map.of();
+            boolean appendedEvents = false;
             // built inside: a transaction runner that re-runs the work must not collect them twice
             List<DeadLetter> deadLetters = new ArrayList<>();
             // one row per (shard, event), however many documents the failing event was routed to
@@ -201,18 +210,17 @@ final class PageWriter {
                 throw new FerretException("shard " + name + " failed on the page (" + page.floor() + ", "
                         + page.end() + "]: " + e, e);
             }
-            attempt.batch = batch;
             List<ChangeSet> changeSets = listeners.beforeCommit(batch, silent);
             batch.changes().write(c, context.dialect(), context.serializer(), now);
             DeadLetter.insert(c, parts, name, deadLetters, now);
-            if (!silent && !attempt.warmingUp) {
+            if (!silent && !attempt.warmingUp()) {
                 // side effects commit with the page or not at all; a rebuild and a gated warm-up write none
-                attempt.outboxWritten = outbox.write(c, batch.publishedMessages(), now);
+                outboxWritten = outbox.write(c, batch.publishedMessages(), now);
                 List<PageBatch.RaisedEvent> raised = batch.raisedEvents();
                 if (!raised.isEmpty()) {
                     // last before the progression: the tenant's sequence row stays locked only until the commit
                     parts.sessions().appendWithin(c, raised, now, afterTransaction);
-                    attempt.appendedEvents = true;
+                    appendedEvents = true;
                 }
             }
             if (replaying) {
@@ -227,11 +235,9 @@ final class PageWriter {
                 // the last moment to honour the drain: an engine whose abort is a no-op would commit otherwise
                 throw new SQLException("shard " + name + " was cancelled at the drain bound before its page committed");
             }
-            attempt.changeSets = changeSets;
-            attempt.events = page.events();
-            attempt.deadLetters = deadLetters.size();
-            attempt.reachedCommit = true;
-            return null;
+            reached[0] = new PageOutcome(attempt, batch, changeSets, outboxWritten, appendedEvents, page.events(),
+                    deadLetters.size());
+            return reached[0];
         });
     }
 

@@ -1,0 +1,406 @@
+package dev.ferret.runtime.daemon;
+
+import dev.ferret.daemon.ApplyFailedException;
+import dev.ferret.daemon.DaemonMode;
+import dev.ferret.daemon.DeadLetterEvent;
+import dev.ferret.daemon.ProgressionConflictException;
+import dev.ferret.runtime.context.StoreContext;
+import dev.ferret.runtime.daemon.ShardLifecycle.Event;
+import dev.ferret.runtime.projections.PageBatch;
+import dev.ferret.runtime.projections.ProjectionApplier;
+import dev.ferret.runtime.progression.ProgressionRows;
+import dev.ferret.runtime.retry.TransientRetry;
+import dev.ferret.runtime.time.TimeSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One page a turn for one shard: reserve room in the budget, load the page above the progression, apply and write
+ * it in one transaction, settle a commit whose outcome is unknown, release the room. A turn reports what happened
+ * as a lifecycle {@link Turn}; the agent applies it to its {@link ShardLifecycle}.
+ *
+ * <p>Its fields ({@link #floor}, the unresolved page, the warm-up bound, the rebuild's bounds) are written only by
+ * the one loop run in flight (and by the agent's start or rebuild while none is) and published through volatiles
+ * for status and waiters. A connection is held only while a page loads or writes, never while the shard waits.
+ *
+ * <p>A page whose commit fails may have committed anyway (the server committed, the reply was lost). Its outcome is
+ * resolved before anything else: the progression row is read back on a fresh connection and compared with the
+ * (end, stamp) the page wrote. Committed, its post-commit work runs once and the shard moves on; not committed, it is
+ * re-processed. Until the outcome is known no page is loaded.
+ */
+final class PageLoop {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PageLoop.class);
+
+    /** What a turn reports: a lifecycle event and the failure behind it, or no event (the shard waits in line). */
+    record Turn(Event event, Throwable cause) {
+        static final Turn NONE = new Turn(null, null);
+    }
+
+    private final String name;
+    private final ProjectionApplier applier;
+    private final LogPartition partition;
+    private final ShardParts parts;
+    private final StoreContext context;
+    private final DataSource dataSource;
+    private final ProgressionRows progression;
+    private final TimeSource time;
+    private final ShardLifecycle lifecycle;
+    private final BudgetLine line;
+    private final ShardOutbox outbox;
+    private final TransientRetry retry;
+    private final PageReader reader;
+    private final PageListeners listeners;
+    private final PageWriter writer;
+    private final CatchUpPageSize pageSize;
+    private final PageWriter.InFlight inFlight = new InFlight();
+
+    private volatile long floor = -1;
+    /** A page whose commit failed after its work returned, until its outcome is known. */
+    private volatile PageOutcome unresolved;
+    /** While the shard's progression is below this, a gated version replays with side effects held back. */
+    private volatile long warmUpUntil = -1;
+    /** The store-wide sequence an operator sent to the dead letters if it fails in the next page; -1: none. */
+    private volatile long skipOnce = -1;
+    /** The progression at which the rebuild in progress ends. */
+    private volatile long rebuildTarget = Long.MAX_VALUE;
+    /** What the run before the rebuild had committed: only pages below it replay silently (their effects exist). */
+    private volatile long rebuildSilentUntil;
+    /** The time source's reading at this node's last commit of the shard; 0 before the first since the start. */
+    private volatile long lastCommitNanos;
+    /** The connection of the page in flight, for cancelling it; null between pages. */
+    private volatile Connection pageConnection;
+    /** Set once the page in flight has committed, until the next page starts. */
+    private volatile boolean pageCommitted;
+
+    PageLoop(String name, ProjectionApplier applier, LogPartition partition, ShardParts parts,
+             ShardLifecycle lifecycle, BudgetLine line, ShardOutbox outbox) {
+        this.name = name;
+        this.applier = applier;
+        this.partition = partition;
+        this.parts = parts;
+        this.context = parts.context();
+        this.dataSource = partition.database().dataSource();
+        this.progression = parts.progression();
+        this.time = parts.time();
+        this.lifecycle = lifecycle;
+        this.line = line;
+        this.outbox = outbox;
+        var settings = parts.settings();
+        // a stopping shard never retries: the retry would redo, on a fresh connection, the page the drain cancelled
+        this.retry = parts.retries().create(name, settings,
+                e -> !lifecycle.stopping() && context.dialect().isTransientCause(e));
+        this.reader = new PageReader(applier, partition, parts);
+        this.listeners = new PageListeners(name, parts);
+        this.writer = new PageWriter(name, applier, partition, parts, outbox, listeners);
+        this.pageSize = new CatchUpPageSize(settings, parts.budget());
+    }
+
+    long floor() {
+        return floor;
+    }
+
+    long lastCommitNanos() {
+        return lastCommitNanos;
+    }
+
+    /** The mark this shard works towards: the store's, or its tenant's. */
+    long mark() {
+        return parts.marks().markOf(partition);
+    }
+
+    /** Whether the page in flight has committed: only its after-commit listeners are left. */
+    boolean pageCommitted() {
+        return pageCommitted;
+    }
+
+    Connection pageConnection() {
+        return pageConnection;
+    }
+
+    /** The shard (re)starts: the next turn re-reads the progression; someone else may have run it meanwhile. */
+    void restarted() {
+        writer.restarted();
+        floor = -1;
+        lastCommitNanos = 0;
+    }
+
+    /** The event at {@code sequence} goes to the dead letters if it fails in the next page. */
+    void skipOnce(long sequence) {
+        skipOnce = sequence;
+    }
+
+    /**
+     * The next start replays from zero until {@code target} commits, silent only below {@code previouslyCommitted}
+     * (what the run before had committed, so published).
+     */
+    void rebuildTo(long target, long previouslyCommitted) {
+        rebuildTarget = target;
+        rebuildSilentUntil = previouslyCommitted;
+        rebuilding();
+    }
+
+    /** A rebuild tears the progression row down: an unresolved page would be read back from it; the replay redoes it. */
+    void rebuilding() {
+        unresolved = null;
+    }
+
+    /** One turn: at most one page, then the outcome. Throws nothing: a failure is the turn's event. */
+    Turn turn() {
+        pageCommitted = false;
+        try {
+            resolveUnknownCommit();
+            if (floor < 0 && applier.startsFromPresent()) {
+                if (!parts.marks().known(partition)) {
+                    // the mark of "present" is not read yet; the supervisor wakes it after the detector's first read
+                    return Turn.NONE;
+                }
+                floor = retry.call(this::startFromPresent);
+            } else if (floor < 0) {
+                long persisted = retry.call(this::readProgression);
+                if (applier.gatesSideEffects()) {
+                    // snapshotted at each start: an interrupted warm-up resumes held back
+                    long prior = retry.call(this::priorVersionsMark);
+                    warmUpUntil = persisted < prior ? prior : -1;
+                    if (warmUpUntil > 0) {
+                        LOG.info("Shard {} replays to {} (the prior version's mark) with side effects held back",
+                                name, prior);
+                    }
+                }
+                floor = persisted;
+                pageSize.reset();
+            }
+            // one page a turn: the worker goes back to the line, so every shard with work gets its page in turn
+            boolean inLine = !lifecycle.stopping() && floor < mark() && !retry.call(this::processPage);
+            return inLine ? Turn.NONE : new Turn(Event.PAGE_COMMITTED, null);
+        } catch (ProgressionConflictException e) {
+            if (!lifecycle.stopping() && parts.settings().getMode() == DaemonMode.HOT_COLD) {
+                // this node holds the lock, so the other runner is a node that lost it and has not noticed yet;
+                // its monitor stops it: resume from the row it left
+                LOG.warn("Shard {} found its progression moved by a node that lost the lock; resuming from the"
+                        + " persisted progression", name);
+                floor = -1;
+                return new Turn(Event.TRANSIENT_FAILURE, e);
+            }
+            return new Turn(Event.CONFLICT, e);
+        } catch (ApplyFailedException e) {
+            return new Turn(Event.APPLY_FAILED, e);
+        } catch (Throwable e) {
+            return new Turn(context.dialect().isTransientCause(e) ? Event.TRANSIENT_FAILURE : Event.APPLY_FAILED, e);
+        }
+    }
+
+    /** Moves the progression row up to the current mark, ignoring history, and starts there. */
+    private long startFromPresent() throws SQLException {
+        long present = mark();
+        progression.raise(dataSource, name, present, OffsetDateTime.now(context.clock()));
+        LOG.info("Shard {} subscribes from the present: starting at {}", name, present);
+        return readProgression();
+    }
+
+    private long readProgression() throws SQLException {
+        return progression.read(dataSource, name);
+    }
+
+    /** One page; false when the shard joined the budget's line instead (the grant wakes it, holding no thread). */
+    private boolean processPage() throws SQLException {
+        resolveUnknownCommit();
+        // read once: a rebuild may end while this page is in flight, and its listeners must stay silent
+        boolean silent = lifecycle.rebuilding() && floor < rebuildSilentUntil;
+        boolean warmingUp = floor < warmUpUntil;
+        pageCommitted = false;
+        LoadBudget.Reservation room = line.take(pageSize.next());
+        if (room == null) {
+            return false;
+        }
+        int limit = limitWithin(pageSize.next(), room);
+        PageOutcome outcome;
+        LoadedPage page;
+        boolean done = false;
+        long startedNanos = time.nanoTime();
+        try {
+            long from = floor;
+            page = parts.limits().loading(partition.database(),
+                    () -> reader.load(from, upperBound(from), limit, connection -> pageConnection = connection));
+            parts.budget().trim(room, page.events().size());
+            // millisecond precision survives every engine's timestamp column, so the stamp reads back equal
+            PageAttempt attempt = new PageAttempt(page.floor(), page.end(),
+                    OffsetDateTime.now(context.clock()).truncatedTo(ChronoUnit.MILLIS), silent, warmingUp,
+                    startedNanos);
+            try {
+                long skipping = skipOnce;
+                outcome = parts.limits().writing(partition.database(),
+                        () -> writer.write(page, attempt, inFlight, skipping));
+            } catch (PageOutcome.CommitUnknown e) {
+                // the server may have committed and only the reply was lost: never re-process before knowing
+                LOG.warn("The commit of shard {}'s page ({}, {}] failed ({}); reading back whether it committed",
+                        name, attempt.floor(), attempt.end(), e.getCause().toString());
+                unresolved = e.outcome();
+                resolveUnknownCommit();
+                done = true;
+                return true;
+            }
+            done = true;
+        } finally {
+            parts.budget().release(room);
+            if (!done) {
+                pageSize.reset();
+            }
+        }
+        committed(outcome);
+        pageSize.committed(limit, page.rows());
+        return true;
+    }
+
+    /**
+     * A page's upper bound: the mark, but a warm-up page never crosses the prior version's mark, nor a silent
+     * rebuild page what the run before the rebuild had committed.
+     */
+    private long upperBound(long from) {
+        long mark = mark();
+        if (lifecycle.rebuilding() && from < rebuildSilentUntil) {
+            // a silent replay page never reaches events the previous run had not published
+            mark = Math.min(mark, rebuildSilentUntil);
+        }
+        return from < warmUpUntil ? Math.min(mark, warmUpUntil) : mark;
+    }
+
+    /** The most rows a page may read: the page size, within a bounded budget's grant. */
+    private static int limitWithin(int size, LoadBudget.Reservation room) {
+        return room.events() > 0 ? (int) Math.min(size, room.events()) : size;
+    }
+
+    /**
+     * Settles a page whose commit outcome is unknown, on a fresh connection: committed, its post-commit work runs
+     * now; not committed, the page is loaded again. Throws (and keeps the page unresolved) while the database cannot
+     * be read; a progression that neither attempt nor floor explains is a conflict.
+     */
+    private void resolveUnknownCommit() throws SQLException {
+        PageOutcome outcome = unresolved;
+        if (outcome == null) {
+            return;
+        }
+        PageAttempt attempt = outcome.attempt();
+        Optional<ProgressionRows.Stamped> row = progression.readStamped(dataSource, name);
+        Long at = row.map(ProgressionRows.Stamped::lastSeqId).orElse(null);
+        OffsetDateTime stamp = row.map(ProgressionRows.Stamped::lastUpdated).orElse(null);
+        unresolved = null;
+        if (at != null && at == attempt.end() && stamp != null
+                && stamp.toInstant().equals(attempt.stamp().toInstant())) {
+            LOG.info("Shard {}'s page ({}, {}] committed although its commit reported a failure; running its"
+                    + " post-commit work once", name, attempt.floor(), attempt.end());
+            committed(outcome);
+        } else if (at == null ? attempt.floor() == 0 : at == attempt.floor()) {
+            LOG.info("Shard {}'s page ({}, {}] did not commit; it is processed again", name, attempt.floor(),
+                    attempt.end());
+        } else {
+            throw new ProgressionConflictException(name, attempt.floor());
+        }
+    }
+
+    /**
+     * What follows a page's commit: subscription listeners, async listeners, the outbox's delivery, then the
+     * progress.
+     */
+    private void committed(PageOutcome outcome) {
+        PageAttempt attempt = outcome.attempt();
+        pageCommitted = true;
+        pageConnection = null;
+        lastCommitNanos = time.nanoTime();
+        writer.committed(outcome);
+        PageBatch batch = outcome.batch();
+        if (batch != null) {
+            listeners.postCommit(batch);
+        }
+        if (outcome.appendedEvents()) {
+            // the raised events are new events for every shard: a loop lost to a suspended container comes back now
+            parts.eventsRaised().run();
+        }
+        if (attempt.warmingUp() && attempt.end() >= warmUpUntil) {
+            LOG.info("Shard {} warmed up to the prior version's mark {}; side effects fire from here", name,
+                    warmUpUntil);
+        }
+        if (!attempt.silent()) {
+            // before the progress is published, so a reader released by a non-stale wait sees the caches flushed
+            listeners.afterCommit(outcome.changeSets());
+        }
+        // the page's messages are durable in the outbox since its commit; delivering them only needs a kick
+        outbox.committed(outcome.outboxWritten());
+        // after a restart the loop re-reads the progression; only a loop at the page's floor moves on from it
+        if (floor == attempt.floor()) {
+            floor = attempt.end();
+        }
+        if (lifecycle.rebuilding() && floor >= rebuildTarget) {
+            lifecycle.fire(Event.REBUILD_REACHED);
+            LOG.info("Shard {} caught up with its rebuild's target {}; it runs live from here", name, rebuildTarget);
+        }
+        // the first page after a skip starts at the refused event, so it has dealt with it (a tenant's page counts
+        // in the tenant's own numbers, the skip in the store's: they are not compared)
+        skipOnce = -1;
+        // after the floor moved: a collection never sees the page's events counted ahead of the progression
+        parts.metrics().pageCommitted(name, outcome.events(), Duration.ofNanos(lastCommitNanos - attempt.startedNanos()),
+                attempt.stamp(), attempt.silent());
+        if (outcome.deadLetters() > 0) {
+            parts.metrics().deadLettered(name, outcome.deadLetters());
+        }
+        parts.board().changed();
+    }
+
+    /**
+     * Applies the event of the dead letter {@code dead} again (see {@link PageWriter#replay}); called with the loop
+     * stopped. Its after-commit work (listeners, outbox delivery, raised events) runs as a page's does.
+     */
+    void replay(DeadLetterEvent dead) throws SQLException {
+        LoadedPage page = reader.loadEvent(dead.sequence());
+        PageAttempt attempt = new PageAttempt(page.floor(), page.end(),
+                OffsetDateTime.now(context.clock()).truncatedTo(ChronoUnit.MILLIS), false, false, time.nanoTime());
+        PageOutcome outcome = writer.replay(page, attempt, dead.id());
+        LOG.info("Shard {} applied dead letter {} (sequence {}) again", name, dead.id(), dead.sequence());
+        listeners.postCommit(outcome.batch());
+        if (outcome.appendedEvents()) {
+            parts.eventsRaised().run();
+        }
+        listeners.afterCommit(outcome.changeSets());
+        outbox.committed(outcome.outboxWritten());
+    }
+
+    /** The highest progression any prior version of this projection persisted. */
+    private long priorVersionsMark() throws SQLException {
+        List<String> prior = new ArrayList<>();
+        for (int version = 1; version < applier.version(); version++) {
+            prior.add(partition.shardName(AsyncDaemon.shardName(applier.name(), version)));
+        }
+        return progression.highest(dataSource, prior);
+    }
+
+    /** What the page writer tells this loop, and asks it, while the page's transaction runs. */
+    private final class InFlight implements PageWriter.InFlight {
+
+        @Override
+        public void connected(Connection connection) {
+            pageConnection = connection;
+        }
+
+        @Override
+        public boolean stopping() {
+            return lifecycle.stopping();
+        }
+
+        /** Whether the drain cancelled the run this thread is in. */
+        @Override
+        public boolean cancelledByDrain() {
+            LoopRun current = lifecycle.run();
+            return Thread.currentThread().isInterrupted() && lifecycle.stopping()
+                    || current != null && current.cancelled;
+        }
+    }
+}

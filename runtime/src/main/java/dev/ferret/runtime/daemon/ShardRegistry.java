@@ -1,0 +1,105 @@
+package dev.ferret.runtime.daemon;
+
+import dev.ferret.runtime.projections.ProjectionApplier;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Every shard agent of the daemon by name, and the lookups the operator's verbs, the rebuild and the waits share.
+ * Copy-on-write: replaced whole by {@link #add} (the daemon's constructor, or the scheduler thread when a new tenant
+ * shows up), read lock-free by agents, status and waiters.
+ */
+final class ShardRegistry {
+
+    private final List<ProjectionApplier> appliers;
+    private volatile Map<String, ShardAgent> shards = Map.of();
+
+    ShardRegistry(List<ProjectionApplier> appliers) {
+        this.appliers = List.copyOf(appliers);
+    }
+
+    /** Adds agents; the caller starts them or hands them to the HotCold ownership. */
+    synchronized void add(List<ShardAgent> agents) {
+        Map<String, ShardAgent> next = new LinkedHashMap<>(shards);
+        agents.forEach(agent -> next.put(agent.name(), agent));
+        shards = Collections.unmodifiableMap(next);
+    }
+
+    Collection<ShardAgent> all() {
+        return shards.values();
+    }
+
+    Set<String> names() {
+        return shards.keySet();
+    }
+
+    int size() {
+        return shards.size();
+    }
+
+    boolean contains(String name) {
+        return shards.containsKey(name);
+    }
+
+    ShardAgent get(String name) {
+        return shards.get(name);
+    }
+
+    /**
+     * The shard named {@code name}, or the one shard of the projection named {@code name}.
+     *
+     * @throws IllegalArgumentException naming the known shards when there is no such shard, or several
+     */
+    ShardAgent agentFor(String name) {
+        ShardAgent agent = shards.get(name);
+        if (agent == null) {
+            List<ShardAgent> named = agentsNamed(name);
+            if (named.size() != 1) {
+                throw new IllegalArgumentException("no async shard named '" + name + "'" + (named.isEmpty() ? ""
+                        : " (projection '" + name + "' has one shard per tenant)") + "; known shards: "
+                        + shards.keySet());
+            }
+            agent = named.get(0);
+        }
+        return agent;
+    }
+
+    /**
+     * The shard named {@code name}, or every shard of the projection named {@code name} (none while a
+     * tenant-partitioned store has seen no tenant).
+     *
+     * @throws IllegalArgumentException when neither a shard nor a projection has that name
+     */
+    List<ShardAgent> agentsNamed(String name) {
+        Map<String, ShardAgent> current = shards;
+        ShardAgent exact = current.get(name);
+        if (exact != null) {
+            return List.of(exact);
+        }
+        List<ShardAgent> agents = current.values().stream().filter(a -> a.applier().name().equals(name)).toList();
+        if (agents.isEmpty() && appliers.stream().noneMatch(a -> a.name().equals(name))) {
+            throw new IllegalArgumentException("no async projection or shard named '" + name + "'; known shards: "
+                    + current.keySet());
+        }
+        return agents;
+    }
+
+    /**
+     * Whether {@code shard} belongs to no projection of this store any more (a version replaced by a later one):
+     * its outbox rows have no owner but the sweep. A tenant's shard is judged by its projection's part.
+     */
+    boolean retired(String shard) {
+        int tenantAt = shard.indexOf('@');
+        String projectionShard = tenantAt < 0 ? shard : shard.substring(0, tenantAt);
+        for (ProjectionApplier applier : appliers) {
+            if (AsyncDaemon.shardName(applier.name(), applier.version()).equals(projectionShard)) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
