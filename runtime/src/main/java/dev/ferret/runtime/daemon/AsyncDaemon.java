@@ -1,45 +1,32 @@
 package dev.ferret.runtime.daemon;
 
 import dev.ferret.DatabaseException;
-import dev.ferret.FerretException;
 import dev.ferret.daemon.AsyncListener;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.daemon.DaemonStatus;
 import dev.ferret.daemon.DeadLetterEvent;
-import dev.ferret.daemon.HighWaterMarkStatus;
-import dev.ferret.daemon.NonStaleTimeoutException;
 import dev.ferret.daemon.ProjectionDaemon;
 import dev.ferret.daemon.RebuildProgress;
-import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
 import dev.ferret.projections.Projection;
 import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.daemon.hwm.HighWaterMarkDetector;
-import dev.ferret.runtime.daemon.hwm.TenantMarks;
 import dev.ferret.runtime.dialect.DaemonSql;
-import dev.ferret.runtime.documents.DocumentMapping;
 import dev.ferret.runtime.metrics.DaemonMetrics;
 import dev.ferret.runtime.progression.ProgressionRows;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.retry.Backoff;
 import dev.ferret.runtime.retry.TransientRetry;
-import dev.ferret.runtime.tenancy.TenantDatabases;
 import dev.ferret.runtime.time.TimeSource;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -53,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * and at most {@code workers} agents run at once; a shard's outbox delivery runs on a worker too and holds one
  * while it delivers; so the daemon uses at most {@code workers + 1} connections.
  */
-public final class AsyncDaemon implements ProjectionDaemon, MarkRefresh {
+public final class AsyncDaemon implements ProjectionDaemon {
 
     private static final Logger LOG = LoggerFactory.getLogger(AsyncDaemon.class);
 
@@ -87,6 +74,8 @@ public final class AsyncDaemon implements ProjectionDaemon, MarkRefresh {
     private final DaemonOperations operations;
     private final Rebuild rebuilds;
     private final NonStaleWait waits;
+    /** Detection of the marks, on the scheduler thread. */
+    private final MarkDetection detection;
     private volatile boolean running;
     private final DaemonMetrics metrics;
     /** The gauges' registration while running; written under this monitor by start and stop. */
@@ -139,8 +128,9 @@ public final class AsyncDaemon implements ProjectionDaemon, MarkRefresh {
                 ? OrphanedOutboxes.sweepingWhatNoAgentRuns(parts, registry::contains)
                 : pending -> ownership.sweepRetired(pending, registry::retired));
         this.operations = new DaemonOperations(parts, registry, ownership, () -> running);
-        this.rebuilds = new Rebuild(parts, registry, operations, this);
-        this.waits = new NonStaleWait(parts, registry, ownership, this, () -> running, this::heal);
+        this.detection = new MarkDetection(parts, registry, this::agentsFor, this::register);
+        this.rebuilds = new Rebuild(parts, registry, operations, detection);
+        this.waits = new NonStaleWait(parts, registry, ownership, detection, () -> running, this::heal);
         if (!context.partitionedByTenant()) {
             register(agentsFor(new LogPartition(null, context.databases().main())));
         }
@@ -245,7 +235,7 @@ public final class AsyncDaemon implements ProjectionDaemon, MarkRefresh {
     /** One run of the detector's loop, on the scheduler thread; returns the delay before the next. */
     private Duration pollOnce() {
         try {
-            boolean moved = detect(database -> true, false);
+            boolean moved = detection.detect(database -> true, false);
             pollBackoff.reset();
             if (moved) {
                 board.changed();
@@ -284,119 +274,6 @@ public final class AsyncDaemon implements ProjectionDaemon, MarkRefresh {
         }
         orphans.due(now);
         return settings.getPollingInterval();
-    }
-
-    /**
-     * Runs a detection now, on the scheduler thread, and returns the highest committed sequence: what a reader who
-     * just appended expects to see, even while the mark still waits at a hole below it.
-     */
-    @Override
-    public long refreshHighest(Duration timeout, Predicate<TenantDatabases.Database> databases) {
-        refreshMark(timeout, databases);
-        return detector.status().highestSeen();
-    }
-
-    /**
-     * One detection, on the scheduler thread: the store's mark, or with tenant-partitioned events the tenant marks
-     * of the {@code databases} selected, registering agents for tenants seen for the first time. Wakes the agents
-     * whose mark moved and returns whether any did. A database that cannot be read keeps its tenants' marks and
-     * records its error; the others are read all the same. {@code strict}: the first such error is thrown at the end
-     * (for a wait, which must not pass on a mark it could not read).
-     */
-    private boolean detect(Predicate<TenantDatabases.Database> databases, boolean strict) throws SQLException {
-        if (!context.partitionedByTenant()) {
-            boolean moved = detector.detect();
-            if (moved) {
-                registry.all().forEach(ShardAgent::wake);
-            }
-            return moved;
-        }
-        boolean moved = false;
-        SQLException failed = null;
-        for (TenantDatabases.Database database : context.databases().all()) {
-            if (!databases.test(database)) {
-                continue;
-            }
-            Map<String, Long> tenants;
-            try {
-                tenants = marks.of(database).refresh();
-            } catch (SQLException e) {
-                failed = failed == null ? e : failed;
-                continue;
-            }
-            for (String tenant : tenants.keySet()) {
-                moved = true;
-                if (!context.databases().holds(database, tenant)) {
-                    LOG.warn("Tenant {} has events in database {} but is mapped to database {}; its shards run"
-                            + " where it is mapped", tenant, database.name(), context.databases().of(tenant).name());
-                    continue;
-                }
-                List<ShardAgent> agents = agentsFor(new LogPartition(tenant, database));
-                if (!registry.contains(agents.get(0).name())) {
-                    register(agents);
-                    LOG.info("Tenant {} in database {}: {} shards", tenant, database.name(), agents.size());
-                }
-                for (ShardAgent agent : agents) {
-                    ShardAgent registered = registry.get(agent.name());
-                    if (registered != null) {
-                        registered.wake();
-                    }
-                }
-            }
-        }
-        if (failed != null && strict) {
-            throw failed;
-        }
-        return moved;
-    }
-
-    /** Runs a detection now of every database, on the scheduler thread, and returns the store's mark. */
-    long refreshMark(Duration timeout) {
-        return refreshMark(timeout, database -> true);
-    }
-
-    /**
-     * Runs a detection now, on the scheduler thread, of the {@code databases} selected, and returns the store's mark.
-     * A transient failure (a pooled connection the database ended, say) is tried again within the timeout.
-     */
-    @Override
-    public long refreshMark(Duration timeout, Predicate<TenantDatabases.Database> databases) {
-        long deadline = time.nanoTime() + timeout.toNanos();
-        Throwable lastFailure = null;
-        while (true) {
-            long remaining = deadline - time.nanoTime();
-            try {
-                executors.scheduler().submit(() -> {
-                    detect(databases, true);
-                    return null;
-                }).get(Math.max(0, remaining), TimeUnit.NANOSECONDS);
-                return detector.mark();
-            } catch (ExecutionException e) {
-                Duration pause = settings.getPollingInterval();
-                boolean timeLeft = deadline - time.nanoTime() >= pause.toNanos();
-                if (!context.dialect().isTransientCause(e.getCause()) || !timeLeft) {
-                    throw new DatabaseException("could not read the high water mark: " + e.getCause(), e.getCause());
-                }
-                lastFailure = e.getCause();
-                sleep(pause);
-            } catch (TimeoutException e) {
-                // the last attempt ran out of time behind the scheduler: the failure before it is still the reason
-                throw new NonStaleTimeoutException("could not read the high water mark within " + timeout
-                        + (lastFailure == null ? "" : "; the last attempt failed: " + lastFailure), Map.of());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while reading the high water mark", e);
-            }
-        }
-    }
-
-    private void sleep(Duration pause) {
-        try {
-            time.sleep(pause);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while reading the high water mark", e);
-        }
     }
 
     /** Stops polling and every shard within one drain bound. */
@@ -468,11 +345,6 @@ public final class AsyncDaemon implements ProjectionDaemon, MarkRefresh {
     }
 
     /**
-     * Schedules again the detector's loop and the supervisor when a run of theirs was refused, dropped or cancelled.
-     * Cheap (no database work): called after every append, by waits and by every status read, so that once the
-     * container accepts work again the first of these revives a daemon whose every loop had been refused.
-     */
-    /**
      * Events appended in this JVM have committed: the detector looks now instead of at its next poll, so they reach
      * the shards in milliseconds; polling stays the backstop for appends of other processes. A burst of appends
      * coalesces into one detection. Also {@link #heal}s.
@@ -484,7 +356,12 @@ public final class AsyncDaemon implements ProjectionDaemon, MarkRefresh {
         heal();
     }
 
-        public void heal() {
+    /**
+     * Schedules again the detector's loop and the supervisor when a run of theirs was refused, dropped or cancelled.
+     * Cheap (no database work): called after every append, by waits and by every status read, so that once the
+     * container accepts work again the first of these revives a daemon whose every loop had been refused.
+     */
+    public void heal() {
         if (running) {
             polling.rearmIfOverdue();
             supervisor.rearmIfOverdue();
@@ -500,8 +377,8 @@ public final class AsyncDaemon implements ProjectionDaemon, MarkRefresh {
                 List<ShardStatus> statuses = new ArrayList<>(registry.size());
         registry.all().forEach(agent -> statuses.add(agent.status()));
         boolean on = running;
-        List<String> problems = on ? livenessProblems(statuses) : List.of();
-        DaemonStatus status = new DaemonStatus(settings.getMode(), on, markStatus(), statuses,
+        List<String> problems = on ? LivenessProblems.of(settings, polling, ownership, statuses) : List.of();
+        DaemonStatus status = new DaemonStatus(settings.getMode(), on, detection.markStatus(), statuses,
                 on ? polling.sinceLastRun() : Duration.ZERO, problems, parts.outboxes().sweptStatus());
         heal();
         return status;
@@ -511,59 +388,7 @@ public final class AsyncDaemon implements ProjectionDaemon, MarkRefresh {
     private DaemonStatus observedStatus() {
         List<ShardStatus> statuses = new ArrayList<>();
         registry.all().forEach(agent -> statuses.add(agent.status()));
-        return new DaemonStatus(settings.getMode(), running, markStatus(), statuses);
-    }
-
-    /** What keeps the daemon from healing by itself, each naming what and how long. */
-    private List<String> livenessProblems(List<ShardStatus> statuses) {
-        List<String> problems = new ArrayList<>();
-        Duration heartbeat = polling.sinceLastRun();
-        Duration bound = settings.detectorHeartbeatBound();
-        if (heartbeat.compareTo(bound) > 0) {
-            problems.add("the high water mark detector has not finished a cycle for " + heartbeat.toMillis()
-                    + " ms (bound " + bound.toMillis() + " ms); " + polling.refusals() + " runs refused, "
-                    + polling.rearms() + " re-armed");
-        }
-        if (ownership != null) {
-            ownership.livenessProblem().ifPresent(problems::add);
-        }
-        Duration stalledBound = settings.getStalledShardThreshold();
-        for (ShardStatus shard : statuses) {
-            if (shard.stalledFor().compareTo(stalledBound) > 0) {
-                problems.add("shard " + shard.name() + " is " + shard.lag() + " behind and has committed nothing for "
-                        + shard.stalledFor().toMillis() + " ms (daemon.stalled-shard-threshold "
-                        + stalledBound.toMillis() + " ms)");
-            }
-        }
-        return problems;
-    }
-
-    /**
-     * With tenant-partitioned events there is no store-wide mark: the status sums the tenants' marks (the number
-     * of committed events), each shard's status carrying its own tenant's mark.
-     */
-    private HighWaterMarkStatus markStatus() {
-        if (!context.partitionedByTenant()) {
-            return detector.status();
-        }
-        long total = 0;
-        boolean known = true;
-        SQLException error = null;
-        for (TenantMarks tenant : marks.tenants()) {
-            known &= tenant.known();
-            if (tenant.error() != null) {
-                if (error == null) {
-                    error = tenant.error();
-                } else {
-                    error.addSuppressed(tenant.error());
-                }
-            }
-            for (long mark : tenant.marks().values()) {
-                total += mark;
-            }
-        }
-        return new HighWaterMarkStatus(total, total, known && error == null, error, Duration.ZERO,
-                List.of());
+        return new DaemonStatus(settings.getMode(), running, detection.markStatus(), statuses);
     }
 
     /** Waits for the shards {@code feeds} selects to reach the mark as it stands now. */

@@ -1,0 +1,205 @@
+package dev.ferret.runtime.daemon;
+
+import dev.ferret.DatabaseException;
+import dev.ferret.daemon.DaemonSettings;
+import dev.ferret.daemon.HighWaterMarkStatus;
+import dev.ferret.daemon.NonStaleTimeoutException;
+import dev.ferret.runtime.context.StoreContext;
+import dev.ferret.runtime.daemon.hwm.HighWaterMarkDetector;
+import dev.ferret.runtime.daemon.hwm.TenantMarks;
+import dev.ferret.runtime.tenancy.TenantDatabases;
+import dev.ferret.runtime.time.TimeSource;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Detection of the marks: the store's high water mark, or with tenant-partitioned events each database's tenant
+ * marks (registering the shards of a tenant seen for the first time), and the agents woken whose mark moved.
+ *
+ * <p>Detection runs on the scheduler thread only, which owns the detector's and the tenants' state: the polling
+ * loop runs {@link #detect} there, and a caller that needs the mark now ({@link #refreshMark}) submits to it and
+ * waits within its timeout.
+ */
+final class MarkDetection implements MarkRefresh {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MarkDetection.class);
+
+    private final StoreContext context;
+    private final DaemonSettings settings;
+    private final ScheduledExecutorService scheduler;
+    private final TimeSource time;
+    private final LogMarks marks;
+    private final HighWaterMarkDetector detector;
+    private final ShardRegistry registry;
+    private final Function<LogPartition, List<ShardAgent>> tenantAgents;
+    private final Consumer<List<ShardAgent>> register;
+
+    MarkDetection(ShardParts parts, ShardRegistry registry, Function<LogPartition, List<ShardAgent>> tenantAgents,
+                  Consumer<List<ShardAgent>> register) {
+        this.context = parts.context();
+        this.settings = parts.settings();
+        this.scheduler = parts.scheduler();
+        this.time = parts.time();
+        this.marks = parts.marks();
+        this.detector = marks.detector();
+        this.registry = registry;
+        this.tenantAgents = tenantAgents;
+        this.register = register;
+    }
+
+    HighWaterMarkDetector detector() {
+        return detector;
+    }
+
+    /**
+     * Runs a detection now, on the scheduler thread, and returns the highest committed sequence: what a reader who
+     * just appended expects to see, even while the mark still waits at a hole below it.
+     */
+    @Override
+    public long refreshHighest(Duration timeout, Predicate<TenantDatabases.Database> databases) {
+        refreshMark(timeout, databases);
+        return detector.status().highestSeen();
+    }
+
+    /**
+     * One detection, on the scheduler thread: the store's mark, or with tenant-partitioned events the tenant marks
+     * of the {@code databases} selected, registering agents for tenants seen for the first time. Wakes the agents
+     * whose mark moved and returns whether any did. A database that cannot be read keeps its tenants' marks and
+     * records its error; the others are read all the same. {@code strict}: the first such error is thrown at the end
+     * (for a wait, which must not pass on a mark it could not read).
+     */
+    boolean detect(Predicate<TenantDatabases.Database> databases, boolean strict) throws SQLException {
+        if (!context.partitionedByTenant()) {
+            boolean moved = detector.detect();
+            if (moved) {
+                registry.all().forEach(ShardAgent::wake);
+            }
+            return moved;
+        }
+        boolean moved = false;
+        SQLException failed = null;
+        for (TenantDatabases.Database database : context.databases().all()) {
+            if (!databases.test(database)) {
+                continue;
+            }
+            Map<String, Long> tenants;
+            try {
+                tenants = marks.of(database).refresh();
+            } catch (SQLException e) {
+                failed = failed == null ? e : failed;
+                continue;
+            }
+            for (String tenant : tenants.keySet()) {
+                moved = true;
+                if (!context.databases().holds(database, tenant)) {
+                    LOG.warn("Tenant {} has events in database {} but is mapped to database {}; its shards run"
+                            + " where it is mapped", tenant, database.name(), context.databases().of(tenant).name());
+                    continue;
+                }
+                List<ShardAgent> agents = tenantAgents.apply(new LogPartition(tenant, database));
+                if (!registry.contains(agents.get(0).name())) {
+                    register.accept(agents);
+                    LOG.info("Tenant {} in database {}: {} shards", tenant, database.name(), agents.size());
+                }
+                for (ShardAgent agent : agents) {
+                    ShardAgent registered = registry.get(agent.name());
+                    if (registered != null) {
+                        registered.wake();
+                    }
+                }
+            }
+        }
+        if (failed != null && strict) {
+            throw failed;
+        }
+        return moved;
+    }
+
+    /** Runs a detection now of every database, on the scheduler thread, and returns the store's mark. */
+    long refreshMark(Duration timeout) {
+        return refreshMark(timeout, database -> true);
+    }
+
+    /**
+     * Runs a detection now, on the scheduler thread, of the {@code databases} selected, and returns the store's mark.
+     * A transient failure (a pooled connection the database ended, say) is tried again within the timeout.
+     */
+    @Override
+    public long refreshMark(Duration timeout, Predicate<TenantDatabases.Database> databases) {
+        long deadline = time.nanoTime() + timeout.toNanos();
+        Throwable lastFailure = null;
+        while (true) {
+            long remaining = deadline - time.nanoTime();
+            try {
+                scheduler.submit(() -> {
+                    detect(databases, true);
+                    return null;
+                }).get(Math.max(0, remaining), TimeUnit.NANOSECONDS);
+                return detector.mark();
+            } catch (ExecutionException e) {
+                Duration pause = settings.getPollingInterval();
+                boolean timeLeft = deadline - time.nanoTime() >= pause.toNanos();
+                if (!context.dialect().isTransientCause(e.getCause()) || !timeLeft) {
+                    throw new DatabaseException("could not read the high water mark: " + e.getCause(), e.getCause());
+                }
+                lastFailure = e.getCause();
+                sleep(pause);
+            } catch (TimeoutException e) {
+                // the last attempt ran out of time behind the scheduler: the failure before it is still the reason
+                throw new NonStaleTimeoutException("could not read the high water mark within " + timeout
+                        + (lastFailure == null ? "" : "; the last attempt failed: " + lastFailure), Map.of());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while reading the high water mark", e);
+            }
+        }
+    }
+
+    private void sleep(Duration pause) {
+        try {
+            time.sleep(pause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading the high water mark", e);
+        }
+    }
+
+    /**
+     * With tenant-partitioned events there is no store-wide mark: the status sums the tenants' marks (the number
+     * of committed events), each shard's status carrying its own tenant's mark.
+     */
+    HighWaterMarkStatus markStatus() {
+        if (!context.partitionedByTenant()) {
+            return detector.status();
+        }
+        long total = 0;
+        boolean known = true;
+        SQLException error = null;
+        for (TenantMarks tenant : marks.tenants()) {
+            known &= tenant.known();
+            if (tenant.error() != null) {
+                if (error == null) {
+                    error = tenant.error();
+                } else {
+                    error.addSuppressed(tenant.error());
+                }
+            }
+            for (long mark : tenant.marks().values()) {
+                total += mark;
+            }
+        }
+        return new HighWaterMarkStatus(total, total, known && error == null, error, Duration.ZERO,
+                List.of());
+    }
+}
