@@ -82,4 +82,20 @@ public interface ProjectionDaemon {
      * @throws IllegalArgumentException when there is no such shard or dead letter
      */
     void replayDeadLetter(String shardName, long deadLetterId);
+
+    /**
+     * This node's name among the daemon's nodes: its HotCold heartbeat row, {@code solo} when the daemon runs every
+     * shard alone. For operators: it is new at every start.
+     */
+    default String nodeName() {
+        return "solo";
+    }
+
+    /**
+     * Every HotCold node whose heartbeat row is in the database, this one included, with the time since its last
+     * beat, read from the database now; empty under SOLO.
+     */
+    default Map<String, Duration> nodes() {
+        return Map.of();
+    }
 }

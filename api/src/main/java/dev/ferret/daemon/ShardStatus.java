@@ -15,9 +15,20 @@ import java.time.Duration;
  * @param stalledFor      how long the shard has been behind its mark without committing while it should run; zero
  *                        when it is caught up, moving, stopped or paused
  * @param outbox          its side-effect messages waiting for delivery
+ * @param projection      the name of the projection (or subscription) it runs, such as {@code OrderSummary}
+ * @param tenantId        the tenant whose events it reads when events are partitioned by tenant, else null
+ * @param runsHere        whether this node runs it: always under SOLO, while it holds the shard's lock under HotCold
  */
 public record ShardStatus(String name, ShardState state, long progression, long highWaterMark, Throwable error,
-                          Duration sinceLastCommit, Duration stalledFor, OutboxStatus outbox) {
+                          Duration sinceLastCommit, Duration stalledFor, OutboxStatus outbox, String projection,
+                          String tenantId, boolean runsHere) {
+
+    /** A shard of the whole log that runs on this node, its projection read from its name. */
+    public ShardStatus(String name, ShardState state, long progression, long highWaterMark, Throwable error,
+                       Duration sinceLastCommit, Duration stalledFor, OutboxStatus outbox) {
+        this(name, state, progression, highWaterMark, error, sinceLastCommit, stalledFor, outbox,
+                projectionOf(name), null, true);
+    }
 
     public ShardStatus(String name, ShardState state, long progression, long highWaterMark, Throwable error,
                        Duration sinceLastCommit, Duration stalledFor) {
@@ -26,6 +37,12 @@ public record ShardStatus(String name, ShardState state, long progression, long 
 
     public ShardStatus(String name, ShardState state, long progression, long highWaterMark, Throwable error) {
         this(name, state, progression, highWaterMark, error, null, Duration.ZERO, OutboxStatus.EMPTY);
+    }
+
+    /** The projection part of a shard name: what comes before its first {@code :}. */
+    private static String projectionOf(String shardName) {
+        int colon = shardName.indexOf(':');
+        return colon < 0 ? shardName : shardName.substring(0, colon);
     }
 
     /** How many sequence numbers it is behind the mark. */

@@ -1,17 +1,9 @@
 package dev.ferret.cdi.console;
 
+import dev.ferret.DocumentStore;
 import dev.ferret.FerretException;
 import dev.ferret.cdi.FerretStoreLifecycle;
-import dev.ferret.daemon.DaemonStatus;
 import dev.ferret.daemon.DeadLetterEvent;
-import dev.ferret.daemon.GapSkip;
-import dev.ferret.daemon.HighWaterMarkStatus;
-import dev.ferret.daemon.NonStaleTimeoutException;
-import dev.ferret.daemon.ProjectionDaemon;
-import dev.ferret.daemon.ShardState;
-import dev.ferret.daemon.ShardStatus;
-import dev.ferret.runtime.FerretDocumentStore;
-import dev.ferret.runtime.daemon.AsyncDaemon;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
@@ -28,12 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.Principal;
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.regex.Pattern;
@@ -49,8 +37,10 @@ import java.util.regex.Pattern;
  * {@code /api/skip?shard=} (a shard paused on a refused event restarts past it, sending it to the dead letters),
  * {@code /api/rebuild?projection=[&tenant=]}, {@code /api/replay?shard=&id=}, {@code /api/discard?shard=&id=}.
  *
- * <p>Its state (rates and watched rebuilds) is owned by those two objects, each thread-safe; the servlet holds no
- * other mutable state.
+ * <p>This class routes, checks roles and CSRF tokens and audits; {@link ConsoleStatus} renders the status and
+ * {@link ConsoleActions} runs the verbs, both through the daemon's public API. Its state (rates and watched
+ * rebuilds) is owned by {@link ShardRates} and {@link RebuildWatch}, each thread-safe; the servlet holds no other
+ * mutable state.
  */
 final class ConsoleServlet extends HttpServlet {
 
@@ -63,14 +53,13 @@ final class ConsoleServlet extends HttpServlet {
     private static final String CSRF_ATTRIBUTE = ConsoleServlet.class.getName() + ".csrf";
     private static final int MAX_DEAD_LETTERS = 200;
     static final int MAX_EVENT_JSON = 16_384;
-    /** How long an action's request waits for a rebuild before answering that it goes on. */
-    private static final Duration REBUILD_WAIT = Duration.ofMillis(500);
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final Pattern CONTROL = Pattern.compile("\\p{Cntrl}");
 
     private final transient ConsoleSettings settings;
-    private final transient ShardRates rates = new ShardRates();
     private final transient RebuildWatch rebuilds = new RebuildWatch();
+    private final transient ConsoleStatus status = new ConsoleStatus(new ShardRates(), rebuilds);
+    private final transient ConsoleActions actions = new ConsoleActions(rebuilds);
 
     /** Why the console refuses every request (its deployment is misconfigured); null while it serves. */
     private volatile String refusal;
@@ -132,7 +121,8 @@ final class ConsoleServlet extends HttpServlet {
             case "" -> resp.sendRedirect(req.getContextPath() + settings.path() + "/");
             case "/", "/index.html" -> page(resp);
             case "/console.js" -> script(resp);
-            case "/api/status" -> withStore(resp, store -> json(resp, 200, status(req, store)));
+            case "/api/status" -> withStore(resp, store -> json(resp, 200,
+                    status.render(store.daemon(), session(req)).build()));
             case "/api/dead-letters" -> withStore(resp, store -> {
                 try {
                     json(resp, 200, deadLetters(req, store));
@@ -148,7 +138,7 @@ final class ConsoleServlet extends HttpServlet {
     protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         String route = route(req);
         String action = route.startsWith("/api/") ? route.substring("/api/".length()) : "";
-        if (!List.of("hold", "restart", "skip", "rebuild", "replay", "discard").contains(action)) {
+        if (!ConsoleActions.NAMES.contains(action)) {
             error(resp, 404, "no console action " + route);
             return;
         }
@@ -184,11 +174,11 @@ final class ConsoleServlet extends HttpServlet {
     }
 
     private interface StoreWork {
-        void run(FerretDocumentStore store) throws IOException;
+        void run(DocumentStore store) throws IOException;
     }
 
     private void withStore(HttpServletResponse resp, StoreWork work) throws IOException {
-        FerretDocumentStore store = CDI.current().select(FerretStoreLifecycle.class).get().storeIfStarted();
+        DocumentStore store = CDI.current().select(FerretStoreLifecycle.class).get().storeIfStarted();
         if (store == null) {
             error(resp, 503, "the Ferret store is not started");
             return;
@@ -196,31 +186,12 @@ final class ConsoleServlet extends HttpServlet {
         work.run(store);
     }
 
-    private void act(HttpServletRequest req, HttpServletResponse resp, FerretDocumentStore store, String action,
+    private void act(HttpServletRequest req, HttpServletResponse resp, DocumentStore store, String action,
                      String user) throws IOException {
-        ProjectionDaemon daemon = store.daemon();
         String target = target(req);
         try {
-            String outcome;
-            switch (action) {
-                case "hold" -> {
-                    daemon.hold(required(req, "shard"));
-                    outcome = "held";
-                }
-                case "restart" -> {
-                    daemon.restart(required(req, "shard"));
-                    outcome = "restarted";
-                }
-                case "skip" -> outcome = "restarted past sequence " + daemon.skipFailedEvent(required(req, "shard"))
-                        + ", sent to the dead letters";
-                case "rebuild" -> outcome = rebuild(req, store, user);
-                case "replay" -> {
-                    daemon.replayDeadLetter(required(req, "shard"), id(req));
-                    outcome = "applied again";
-                }
-                default -> outcome = daemon.discardDeadLetter(required(req, "shard"), id(req)) ? "discarded"
-                        : "already gone";
-            }
+            String outcome = actions.run(store.daemon(), action, req::getParameter, name -> required(req, name),
+                    ConsoleActions.needsId(action) ? id(req) : -1, user);
             AUDIT.info(() -> "Ferret console: " + escaped(user) + " ran " + action + " " + target + ": "
                     + escaped(outcome));
             json(resp, action.equals("rebuild") && outcome.startsWith("started") ? 202 : 200,
@@ -241,122 +212,6 @@ final class ConsoleServlet extends HttpServlet {
         }
     }
 
-    private String rebuild(HttpServletRequest req, FerretDocumentStore store, String user) {
-        String projection = required(req, "projection");
-        String tenant = req.getParameter("tenant");
-        boolean forTenant = tenant != null && !tenant.isBlank();
-        AsyncDaemon daemon = (AsyncDaemon) store.daemon();
-        Map<String, String> projections = daemon.projectionsOfShards();
-        if (!projections.containsValue(projection)) {
-            throw new IllegalArgumentException("no async projection named '" + projection + "'");
-        }
-        String label = forTenant ? projection + " (tenant " + tenant + ")" : projection;
-        try {
-            if (forTenant) {
-                daemon.rebuild(projection, tenant, REBUILD_WAIT, p -> { });
-            } else {
-                daemon.rebuild(projection, REBUILD_WAIT);
-            }
-        } catch (NonStaleTimeoutException e) {
-            watch(daemon, projections, projection, tenant, label, user);
-            return "started: it goes on in the background";
-        }
-        watch(daemon, projections, projection, tenant, label, user);
-        return "done";
-    }
-
-    private void watch(AsyncDaemon daemon, Map<String, String> projections, String projection, String tenant,
-                       String label, String user) {
-        List<ShardStatus> shards = daemon.status().shards().stream()
-                .filter(s -> projection.equals(projections.get(s.name())))
-                .filter(s -> tenant == null || tenant.isBlank() || s.name().endsWith("@" + tenant))
-                .toList();
-        rebuilds.started(label, shards, System.nanoTime(), user);
-    }
-
-    private JsonObject status(HttpServletRequest req, FerretDocumentStore store) {
-        AsyncDaemon daemon = (AsyncDaemon) store.daemon();
-        DaemonStatus status = daemon.status();
-        long now = System.nanoTime();
-        Map<String, Long> deadLetters = daemon.deadLetterCounts();
-        Map<String, String> projections = daemon.projectionsOfShards();
-        Set<String> here = daemon.ownedShards();
-        Map<String, ShardStatus> byName = new HashMap<>();
-        JsonArrayBuilder shards = Json.createArrayBuilder();
-        for (ShardStatus shard : status.shards()) {
-            byName.put(shard.name(), shard);
-            ShardRates.Rate rate = rates.sample(shard.name(), shard.progression(), now);
-            JsonArrayBuilder history = Json.createArrayBuilder();
-            rate.history().forEach(history::add);
-            JsonObjectBuilder row = Json.createObjectBuilder()
-                    .add("name", shard.name())
-                    .add("projection", projections.getOrDefault(shard.name(), shard.name()))
-                    .add("state", shard.state().name())
-                    .add("runsHere", here.contains(shard.name()))
-                    .add("progression", shard.progression())
-                    .add("highWaterMark", shard.highWaterMark())
-                    .add("lag", shard.lag())
-                    .add("eventsPerSecond", rate.perSecond())
-                    .add("rateHistory", history)
-                    .add("stalledForMillis", shard.stalledFor().toMillis())
-                    .add("deadLetters", deadLetters.getOrDefault(shard.name(), 0L))
-                    .add("retrying", shard.state() == ShardState.RETRYING);
-            if (shard.sinceLastCommit() != null) {
-                row.add("sinceLastCommitMillis", shard.sinceLastCommit().toMillis());
-            }
-            if (shard.error() != null) {
-                row.add("errorType", shard.error().getClass().getName())
-                        .add("error", String.valueOf(shard.error().getMessage()));
-            }
-            shards.add(row);
-        }
-        rates.retain(byName.keySet());
-        JsonArrayBuilder rebuilding = Json.createArrayBuilder();
-        for (RebuildWatch.Progress p : rebuilds.progress(byName, now)) {
-            rebuilding.add(Json.createObjectBuilder().add("label", p.label()).add("startedBy", p.startedBy())
-                    .add("state", p.state()).add("done", p.done()).add("total", p.total())
-                    .add("eventsPerSecond", p.perSecond()).add("secondsLeft", p.secondsLeft()));
-        }
-        JsonArrayBuilder nodes = Json.createArrayBuilder();
-        daemon.nodes().forEach((name, age) -> nodes.add(Json.createObjectBuilder().add("name", name)
-                .add("heartbeatAgeMillis", age.toMillis()).add("self", name.equals(daemon.nodeName()))));
-        JsonArrayBuilder problems = Json.createArrayBuilder();
-        status.livenessProblems().forEach(problems::add);
-        return Json.createObjectBuilder()
-                .add("mode", status.mode().name())
-                .add("running", status.running())
-                .add("healthy", status.healthy())
-                .add("live", status.live())
-                .add("livenessProblems", problems)
-                .add("node", daemon.nodeName())
-                .add("nodes", nodes)
-                .add("highWaterMark", mark(status.highWaterMark()))
-                .add("shards", shards)
-                .add("rebuilds", rebuilding)
-                .add("session", session(req))
-                .build();
-    }
-
-    private static JsonObjectBuilder mark(HighWaterMarkStatus mark) {
-        JsonArrayBuilder skips = Json.createArrayBuilder();
-        for (GapSkip skip : mark.recentSkips()) {
-            skips.add(Json.createObjectBuilder().add("from", skip.fromSequence()).add("to", skip.toSequence())
-                    .add("reason", String.valueOf(skip.reason())).add("at", String.valueOf(skip.at())));
-        }
-        JsonObjectBuilder json = Json.createObjectBuilder()
-                .add("mark", mark.mark())
-                .add("highestSeen", mark.highestSeen())
-                .add("healthy", mark.healthy())
-                .add("stalledForMillis", mark.stalledFor() == null ? 0 : mark.stalledFor().toMillis())
-                .add("totalSkips", mark.totalSkips())
-                .add("totalSkippedSequences", mark.totalSkippedSequences())
-                .add("recentSkips", skips);
-        if (mark.error() != null) {
-            json.add("error", String.valueOf(mark.error().getMessage()));
-        }
-        return json;
-    }
-
     private JsonObjectBuilder session(HttpServletRequest req) {
         HttpSession session = req.getSession(true);
         String token = (String) session.getAttribute(CSRF_ATTRIBUTE);
@@ -370,7 +225,7 @@ final class ConsoleServlet extends HttpServlet {
                 .add("operator", req.isUserInRole(settings.operatorRole())).add("csrfToken", token);
     }
 
-    private JsonObject deadLetters(HttpServletRequest req, FerretDocumentStore store) {
+    private JsonObject deadLetters(HttpServletRequest req, DocumentStore store) {
         String shard = required(req, "shard");
         long after = longParameter(req, "after", 0);
         int limit = (int) Math.min(MAX_DEAD_LETTERS, longParameter(req, "limit", 50));

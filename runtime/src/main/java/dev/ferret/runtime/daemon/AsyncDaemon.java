@@ -25,7 +25,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -161,15 +160,13 @@ public final class AsyncDaemon implements ProjectionDaemon {
         return ownership == null ? -1 : ownership.lockSessionId();
     }
 
-    /** This node's name among the HotCold nodes (its heartbeat row); {@code solo} in other modes. */
+    @Override
     public String nodeName() {
         return ownership == null ? "solo" : ownership.nodeName();
     }
 
-    /**
-     * Under HotCold, every node's heartbeat row with the time since its last beat, read now (gone nodes linger until
-     * the clean-up removes them); empty in other modes.
-     */
+    /** Gone nodes linger until the clean-up removes their rows. */
+    @Override
     public Map<String, Duration> nodes() {
         if (ownership == null) {
             return Map.of();
@@ -179,13 +176,6 @@ public final class AsyncDaemon implements ProjectionDaemon {
         } catch (SQLException e) {
             throw new DatabaseException("could not read the HotCold nodes' heartbeats: " + e.getMessage(), e);
         }
-    }
-
-    /** Each shard's projection (or subscription) name, by shard name. */
-    public Map<String, String> projectionsOfShards() {
-        Map<String, String> projections = new TreeMap<>();
-        registry.all().forEach(agent -> projections.put(agent.name(), agent.applier().name()));
-        return projections;
     }
 
     /** The shards this node runs under HotCold (every shard under SOLO). */
@@ -374,8 +364,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
      */
     @Override
     public DaemonStatus status() {
-                List<ShardStatus> statuses = new ArrayList<>(registry.size());
-        registry.all().forEach(agent -> statuses.add(agent.status()));
+        List<ShardStatus> statuses = statuses();
         boolean on = running;
         List<String> problems = on ? LivenessProblems.of(settings, polling, ownership, statuses) : List.of();
         DaemonStatus status = new DaemonStatus(settings.getMode(), on, detection.markStatus(), statuses,
@@ -386,9 +375,14 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     /** The state the gauges read at each collection: no healing, no database work. */
     private DaemonStatus observedStatus() {
-        List<ShardStatus> statuses = new ArrayList<>();
-        registry.all().forEach(agent -> statuses.add(agent.status()));
-        return new DaemonStatus(settings.getMode(), running, detection.markStatus(), statuses);
+        return new DaemonStatus(settings.getMode(), running, detection.markStatus(), statuses());
+    }
+
+    private List<ShardStatus> statuses() {
+        Set<String> here = ownership == null ? null : ownership.runningHere();
+        List<ShardStatus> statuses = new ArrayList<>(registry.size());
+        registry.all().forEach(agent -> statuses.add(agent.status(here == null || here.contains(agent.name()))));
+        return statuses;
     }
 
     /** Waits for the shards {@code feeds} selects to reach the mark as it stands now. */

@@ -125,7 +125,7 @@ final class Rebuild {
         for (ShardAgent agent : agents) {
             if (agent.state() == ShardState.PAUSED) {
                 throw new FerretException("rebuild of " + agent.name() + " paused at " + agent.floor()
-                        + ": " + agent.status().error(), agent.status().error());
+                        + ": " + agent.error(), agent.error());
             }
         }
         if (!done) {

@@ -89,16 +89,23 @@ final class ShardAgent {
         return lifecycle.state();
     }
 
+    /** Why it is paused or retrying, else null. */
+    Throwable error() {
+        return lifecycle.error();
+    }
+
     /** The lifecycle pairs this shard refused: a bug each. */
     long lifecycleRefusals() {
         return lifecycle.refusals();
     }
 
-    ShardStatus status() {
+    /** What status shows of the shard; {@code runsHere} is the HotCold ownership's answer. */
+    ShardStatus status(boolean runsHere) {
         long now = time.nanoTime();
         long committed = pages.lastCommitNanos();
         return new ShardStatus(name, lifecycle.state(), Math.max(0, pages.floor()), pages.mark(), lifecycle.error(),
-                committed == 0 ? null : Duration.ofNanos(now - committed), stalledFor(now), outbox.status());
+                committed == 0 ? null : Duration.ofNanos(now - committed), stalledFor(now), outbox.status(),
+                applier.name(), partition.tenantId(), runsHere);
     }
 
     /**

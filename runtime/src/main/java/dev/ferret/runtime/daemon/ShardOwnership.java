@@ -4,19 +4,14 @@ import dev.ferret.ConfigurationException;
 import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
-import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.ShardLockSession;
-import dev.ferret.runtime.progression.ProgressionRows;
 import dev.ferret.runtime.tenancy.TenantDatabases;
 import dev.ferret.runtime.time.TimeSource;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -24,8 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -42,24 +35,18 @@ import org.slf4j.LoggerFactory;
  * bound) every shard whose lock is gone; a lost lock connection is replaced and the node competes again.
  *
  * <p>Everything here runs on the daemon's single scheduler thread, which owns the lock session and the held map;
- * page work never runs there, so lock upkeep never waits behind a page.
+ * page work and drains never run there ({@link ShardHandover} waits for a drain elsewhere), so lock upkeep never
+ * waits behind a page.
  */
 final class ShardOwnership {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShardOwnership.class);
-    /** A node whose heartbeat is older than this many acquire intervals counts as gone. */
-    private static final int HEARTBEATS_TO_LIVE = 4;
-    /** Heartbeat rows older than this many liveness cut-offs belong to nodes that are long gone. */
-    private static final int DEAD_FOR_CUT_OFFS = 10;
-    private static final int CLEAN_UP_EVERY = 16;
 
     private final StoreContext context;
     private final DaemonSettings settings;
-    private final ProgressionRows progression;
-    private final String listNodes;
     private final ScheduledExecutorService scheduler;
     private final TimeSource time;
-    private final String nodeRow = DaemonSql.HEARTBEAT_ROW_PREFIX + UUID.randomUUID();
+    private final NodeHeartbeats nodes;
     private final Map<String, ShardAgent> lockNames = new LinkedHashMap<>();
     private final Map<String, ShardAgent> held = new LinkedHashMap<>();
     /** Locks of retired shards whose outbox this node sweeps, by lock name; released when the sweep ends. */
@@ -68,9 +55,11 @@ final class ShardOwnership {
     private final Map<Long, String> lockKeys = new HashMap<>();
     private final RearmingLoop acquiring;
     private final RearmingLoop monitoring;
+    private final ShardHandover handover;
 
     private ShardLockSession locks;
-    private int roundsSinceCleanUp;
+    /** The names of the held shards as of the scheduler's last change, for status reads from any thread. */
+    private volatile Set<String> runningHere = Set.of();
 
     private final ShardParts parts;
 
@@ -78,10 +67,10 @@ final class ShardOwnership {
         this.parts = parts;
         this.context = parts.context();
         this.settings = parts.settings();
-        this.progression = parts.progression();
-        this.listNodes = parts.sql().listNodes();
+        this.nodes = new NodeHeartbeats(parts);
         this.scheduler = parts.scheduler();
         this.time = parts.time();
+        this.handover = ShardHandover.of(parts);
         Duration grace = RearmingLoop.graceOn(settings);
         this.acquiring = new RearmingLoop("HotCold lock acquisition", scheduler, settings.getLockAcquireInterval(),
                 grace, time);
@@ -133,6 +122,17 @@ final class ShardOwnership {
         }
     }
 
+    /** The shards this node holds as the scheduler last published them: never waits for the scheduler. */
+    Set<String> runningHere() {
+        return runningHere;
+    }
+
+    private void publishHeld() {
+        Set<String> names = new LinkedHashSet<>();
+        held.values().forEach(agent -> names.add(agent.name()));
+        runningHere = Collections.unmodifiableSet(names);
+    }
+
     /** The database session id of the lock connection, or -1 without one; for operators and tests. */
     long lockSessionId() {
         try {
@@ -178,8 +178,7 @@ final class ShardOwnership {
             }
             int live;
             try {
-                heartbeat();
-                live = Math.max(1, liveNodes());
+                live = nodes.beatAndCountLive();
             } catch (SQLException | RuntimeException e) {
                 // a pooled connection failed, not the lock session (the monitor probes that): keep every lock
                 LOG.warn("The HotCold heartbeat failed ({}); keeping the locks held and trying again next round",
@@ -192,13 +191,15 @@ final class ShardOwnership {
                 if (held.size() >= share) {
                     break;
                 }
-                if (!held.containsKey(shard.getKey()) && locks.tryLock(shard.getKey())) {
+                if (!held.containsKey(shard.getKey()) && !handover.isDraining(shard.getKey())
+                        && locks.tryLock(shard.getKey())) {
                     held.put(shard.getKey(), shard.getValue());
+                    publishHeld();
                     LOG.info("Took shard {} (session {})", shard.getValue().name(), locks.sessionId());
                     shard.getValue().start();
                 }
             }
-            cleanUpDeadNodes();
+            nodes.cleanUpDeadNodes();
         } catch (SQLException | RuntimeException e) {
             LOG.warn("HotCold lock upkeep failed ({}); replacing the lock connection", e.toString());
             lostSession();
@@ -207,43 +208,34 @@ final class ShardOwnership {
     }
 
     /**
-     * A node joined: what is above this node's share is given back. Every such shard is asked to stop first, then
-     * all drain against one deadline, so a round waits one drain bound however many shards it gives back; each lock
-     * is released once its shard has drained (pages and outbox), never while it may still commit.
+     * A node joined: what is above this node's share is given back. Every such shard is asked to stop, and all drain
+     * against one deadline off the scheduler thread ({@link ShardHandover}); each lock is released once its shard has
+     * drained (pages and outbox), never while it may still commit, and only on the session that held it.
      */
-    private void giveBackAbove(int share, int live) throws SQLException {
-        Map<String, ShardAgent> givingBack = new LinkedHashMap<>();
+    private void giveBackAbove(int share, int live) {
         List<String> names = new ArrayList<>(held.keySet());
-        for (int i = names.size() - 1; i >= 0 && held.size() > share; i--) {
-            ShardAgent agent = held.remove(names.get(i));
-            agent.requestStop();
-            givingBack.put(names.get(i), agent);
-        }
-        if (givingBack.isEmpty()) {
-            return;
-        }
         long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout(), time);
-        for (Map.Entry<String, ShardAgent> shard : givingBack.entrySet()) {
-            shard.getValue().awaitStop(deadline);
-            locks.release(shard.getKey());
-            LOG.info("Gave shard {} back: {} live nodes, a share of {}", shard.getValue().name(), live, share);
+        ShardLockSession session = locks;
+        for (int i = names.size() - 1; i >= 0 && held.size() > share; i--) {
+            String lockName = names.get(i);
+            ShardAgent agent = held.remove(lockName);
+            publishHeld();
+            agent.requestStop();
+            handover.drain(lockName, agent, deadline, () -> release(session, lockName, agent, live, share));
         }
     }
 
-        /**
-     * Every few rounds, deletes the heartbeat rows of nodes gone for ten times the liveness cut-off: killed nodes
-     * never remove their own, and a long-lived cluster would otherwise collect one row per node start forever.
-     */
-    private void cleanUpDeadNodes() throws SQLException {
-        if (++roundsSinceCleanUp < CLEAN_UP_EVERY) {
-            return;
+    private void release(ShardLockSession session, String lockName, ShardAgent agent, int live, int share) {
+        if (session != locks) {
+            return; // the session that held the lock is gone, and the lock with it
         }
-        roundsSinceCleanUp = 0;
-        long cutOff = context.clock().millis()
-                - settings.getLockAcquireInterval().toMillis() * HEARTBEATS_TO_LIVE * DEAD_FOR_CUT_OFFS;
-        int removed = progression.deleteDeadNodes(context.dataSource(), cutOff);
-        if (removed > 0) {
-            LOG.info("Removed the heartbeat rows of {} HotCold nodes gone for a long time", removed);
+        try {
+            session.release(lockName);
+            LOG.info("Gave shard {} back: {} live nodes, a share of {}", agent.name(), live, share);
+        } catch (SQLException | RuntimeException e) {
+            LOG.warn("Releasing the lock of shard {} failed ({}); replacing the lock connection", agent.name(),
+                    e.toString());
+            lostSession();
         }
     }
 
@@ -262,9 +254,11 @@ final class ShardOwnership {
         for (String name : new ArrayList<>(held.keySet())) {
             if (!stillHeld.contains(name)) {
                 ShardAgent agent = held.remove(name);
+                publishHeld();
                 LOG.warn("Lost the lock of shard {}; stopping it", agent.name());
                 agent.lockLost();
-                agent.awaitStop(ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout(), time));
+                handover.drain(name, agent, ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout(), time),
+                        () -> { });
             }
         }
         return settings.getMonitoringInterval();
@@ -332,42 +326,27 @@ final class ShardOwnership {
     private void lostSession() {
         new ArrayList<>(sweepLocks.values()).forEach(ShardOutbox::stop);
         sweepLocks.clear();
-        held.values().forEach(ShardAgent::lockLost);
         long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout(), time);
-        held.values().forEach(agent -> agent.awaitStop(deadline));
+        held.forEach((lockName, agent) -> {
+            agent.lockLost();
+            handover.drain(lockName, agent, deadline, () -> { });
+        });
         held.clear();
+        publishHeld();
         if (locks != null) {
             locks.close();
             locks = null;
         }
     }
 
-    private void heartbeat() throws SQLException {
-        progression.raise(context.dataSource(), nodeRow, context.clock().millis(), OffsetDateTime.now(context.clock()));
-    }
-
     /** This node's heartbeat row name. */
     String nodeName() {
-        return nodeRow;
+        return nodes.nodeName();
     }
 
     /** Every node's heartbeat row with the time since its last beat, read now. */
     Map<String, Duration> nodes() throws SQLException {
-        Map<String, Duration> nodes = new TreeMap<>();
-        long now = context.clock().millis();
-        try (Connection c = context.dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement(listNodes);
-             ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                nodes.put(rs.getString(1), Duration.ofMillis(Math.max(0, now - rs.getLong(2))));
-            }
-        }
-        return nodes;
-    }
-
-    private int liveNodes() throws SQLException {
-        long cutOff = context.clock().millis() - settings.getLockAcquireInterval().toMillis() * HEARTBEATS_TO_LIVE;
-        return progression.countLiveNodes(context.dataSource(), cutOff);
+        return nodes.nodes();
     }
 
     /**
@@ -379,7 +358,7 @@ final class ShardOwnership {
         monitoring.stop();
     }
 
-        /**
+    /**
      * After the agents drained: releases every lock and removes the heartbeat, on the scheduler thread, so it
      * waits behind a probe in flight. Waits until {@code deadlineNanos} plus one probe timeout: the probe is the
      * only thing it can wait behind.
@@ -392,12 +371,14 @@ final class ShardOwnership {
         try {
             scheduler.submit(() -> {
                 held.clear();
+                publishHeld();
+                handover.clear();
                 sweepLocks.clear();
                 if (locks != null) {
                     locks.close();
                     locks = null;
                 }
-                progression.delete(context.dataSource(), nodeRow);
+                nodes.remove();
                 return null;
             }).get(bound, TimeUnit.NANOSECONDS);
         } catch (Exception e) {

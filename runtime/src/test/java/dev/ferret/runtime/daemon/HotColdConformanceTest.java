@@ -11,6 +11,7 @@ import dev.ferret.EventEnvelope;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.ShardState;
+import dev.ferret.daemon.ShardStatus;
 import dev.ferret.projections.DocumentOperations;
 import dev.ferret.projections.EventProjection;
 import dev.ferret.projections.Lifecycle;
@@ -235,6 +236,48 @@ class HotColdConformanceTest {
     }
 
     @Test
+    void aShardGivenBackDrainsOffTheSchedulerWhileLockUpkeepAndStatusGoOn() throws Exception {
+        TestDatabase db = database("hcgiveback");
+        CountDownLatch release = new CountDownLatch(1);
+        StoreOptions options = fastDaemon(db).dataSource(db.newPool("a"));
+        options.daemon().mode(DaemonMode.HOT_COLD).lockAcquireInterval(Duration.ofMillis(100))
+                .monitoringInterval(Duration.ofMillis(300)).probeTimeout(Duration.ofMillis(200))
+                .stopAndDrainTimeout(Duration.ofSeconds(50));
+        options.projections().add(new Blocking("Count0", release), Lifecycle.ASYNC)
+                .add(new Blocking("Count1", release), Lifecycle.ASYNC);
+        DocumentStore a = Ferret.createStore(options);
+        toClose.add(0, a);
+        await().atMost(WAIT).until(() -> owned(a).size() == 2);
+        appendTicks(a, "held", 1);
+        // both pages are now held in apply, so a shard a gives back drains until the latch opens
+        await().atMost(WAIT).until(() -> a.daemon().status().highWaterMark().mark() >= 1);
+        long session = lockSession(a);
+
+        try {
+            DocumentStore b = node(db, "b", 2, true);
+            await().atMost(WAIT).until(() -> owned(a).size() == 1);
+            Set<String> kept = owned(a);
+            String givenBack = a.daemon().status().shards().stream().map(shard -> shard.name())
+                    .filter(name -> !kept.contains(name)).findFirst().orElseThrow();
+            // the scheduler answers within its 10 s read bound every time while the drain waits (it would report no
+            // shards and no session if it were the one waiting), the lock session survives, and b cannot take the
+            // shard while a may still commit its page
+            for (int i = 0; i < 5; i++) {
+                assertThat(owned(a)).hasSize(1).doesNotContain(givenBack);
+                assertThat(lockSession(a)).isEqualTo(session);
+                assertThat(owned(b)).doesNotContain(givenBack);
+            }
+            release.countDown();
+            await().atMost(WAIT).until(() -> owned(b).contains(givenBack));
+            assertThat(owned(a)).hasSize(1).doesNotContain(givenBack);
+            a.waitForNonStaleProjectionData(WAIT);
+            b.waitForNonStaleProjectionData(WAIT);
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
     void twoNodesSplitTheShardsAndEachShardRunsOnExactlyOne() {
         TestDatabase db = database("hc2");
         DocumentStore a = node(db, "a", 4, true);
@@ -279,6 +322,19 @@ class HotColdConformanceTest {
         union.addAll(owned(nodes.get(1)));
         assertThat(union).containsExactlyInAnyOrder("Count0:All@t1", "Count0:All@t2", "Count0:All@t3",
                 "Count0:All@t4");
+        // status says, for every shard, its projection, its tenant and whether this node runs it
+        for (DocumentStore node : nodes) {
+            await().atMost(WAIT).untilAsserted(() -> assertThat(node.daemon().status().shards().stream()
+                    .filter(ShardStatus::runsHere).map(ShardStatus::name)).containsExactlyInAnyOrderElementsOf(
+                    owned(node)));
+            assertThat(node.daemon().status().shards()).allSatisfy(shard -> {
+                assertThat(shard.projection()).isEqualTo("Count0");
+                assertThat(shard.name()).isEqualTo("Count0:All@" + shard.tenantId());
+            });
+            assertThat(node.daemon().nodeName()).isNotEqualTo("solo");
+            assertThat(node.daemon().nodes()).containsKeys(nodes.get(0).daemon().nodeName(),
+                    nodes.get(1).daemon().nodeName());
+        }
         nodes.get(0).waitForNonStaleProjectionData(WAIT);
         nodes.get(1).waitForNonStaleProjectionData(WAIT);
         assertEachEventAppliedOnce(1, sequences);
