@@ -9,8 +9,8 @@ import dev.ferret.daemon.DaemonMode;
 import dev.ferret.projections.DocumentOperations;
 import dev.ferret.projections.EventProjection;
 import dev.ferret.projections.Lifecycle;
+import dev.ferret.DocumentStore;
 import dev.ferret.runtime.Ferret;
-import dev.ferret.runtime.FerretDocumentStore;
 import dev.ferret.runtime.StoreSeams;
 import dev.ferret.runtime.daemon.AsyncDaemon;
 import java.sql.Connection;
@@ -88,7 +88,7 @@ public final class FailoverBenchmark {
         String schema = "bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
         int kills = Integer.parseInt(arg("kills", "10"));
         HikariDataSource admin = pool(url, "admin");
-        List<FerretDocumentStore> nodes = new ArrayList<>();
+        List<DocumentStore> nodes = new ArrayList<>();
         try {
             for (String name : List.of("node-a", "node-b")) {
                 StoreOptions options = new StoreOptions().dataSource(pool(url, name)).schema(schema)
@@ -126,7 +126,7 @@ public final class FailoverBenchmark {
             List<Double> failovers = new ArrayList<>();
             List<Double> detections = new ArrayList<>();
             for (int kill = 1; kill <= kills; kill++) {
-                FerretDocumentStore holder = awaitHolder(nodes);
+                DocumentStore holder = awaitHolder(nodes);
                 Thread.sleep(1_000);
                 long session = ((AsyncDaemon) holder.daemon()).lockSessionId();
                 long killedAt = System.nanoTime();
@@ -151,7 +151,7 @@ public final class FailoverBenchmark {
             }
             appender.interrupt();
             appender.join();
-            for (FerretDocumentStore node : nodes) {
+            for (DocumentStore node : nodes) {
                 node.waitForNonStaleProjectionData(Duration.ofMinutes(2));
             }
             long committedEvents = nodes.get(0).querySession().fetchStream("beats").size();
@@ -178,7 +178,7 @@ public final class FailoverBenchmark {
             System.out.printf("| Committed fold: events counted by the snapshot / events in the stream | %d / %d |%n",
                     counted, committedEvents);
         } finally {
-            nodes.forEach(FerretDocumentStore::close);
+            nodes.forEach(DocumentStore::close);
             try (Connection c = admin.getConnection(); Statement s = c.createStatement()) {
                 s.execute(engine.equals("h2") ? "DROP ALL OBJECTS" : "DROP SCHEMA IF EXISTS " + schema + " CASCADE");
             }
@@ -186,17 +186,17 @@ public final class FailoverBenchmark {
         }
     }
 
-    private static int ownerCount(List<FerretDocumentStore> nodes) {
+    private static int ownerCount(List<DocumentStore> nodes) {
         int owners = 0;
-        for (FerretDocumentStore node : nodes) {
+        for (DocumentStore node : nodes) {
             owners += ((AsyncDaemon) node.daemon()).ownedShards().isEmpty() ? 0 : 1;
         }
         return owners;
     }
 
-    private static FerretDocumentStore awaitHolder(List<FerretDocumentStore> nodes) throws InterruptedException {
+    private static DocumentStore awaitHolder(List<DocumentStore> nodes) throws InterruptedException {
         while (true) {
-            for (FerretDocumentStore node : nodes) {
+            for (DocumentStore node : nodes) {
                 if (!((AsyncDaemon) node.daemon()).ownedShards().isEmpty()) {
                     return node;
                 }

@@ -11,7 +11,6 @@ import dev.ferret.projections.EventProjection;
 import dev.ferret.projections.Projection;
 import dev.ferret.projections.ProjectionOptions;
 import dev.ferret.runtime.Ferret;
-import dev.ferret.runtime.FerretDocumentStore;
 import dev.ferret.runtime.StoreSeams;
 import dev.ferret.runtime.daemon.DaemonExecutors;
 import dev.ferret.runtime.tx.TransactionRunner;
@@ -70,7 +69,7 @@ public class FerretStoreLifecycle {
     @Inject
     Instance<EventMetadataSource> metadataSources;
 
-    private volatile FerretDocumentStore store;
+    private volatile DocumentStore store;
     private volatile boolean closed;
 
     void start(@Observes @Initialized(ApplicationScoped.class) Object event) {
@@ -89,7 +88,7 @@ public class FerretStoreLifecycle {
     }
 
     /** The store, built on first use (normally at application start). */
-    public synchronized FerretDocumentStore store() {
+    public synchronized DocumentStore store() {
         if (closed) {
             throw new IllegalStateException("the Ferret store is closed: the application is stopping");
         }
@@ -100,13 +99,13 @@ public class FerretStoreLifecycle {
     }
 
     /** The store if it was built and is open, else null; never builds one. */
-    public FerretDocumentStore storeIfStarted() {
+    public DocumentStore storeIfStarted() {
         return closed ? null : store;
     }
 
     /** Whether the store is built and, unless the daemon is disabled, its daemon runs. */
     public boolean ready() {
-        FerretDocumentStore s = storeIfStarted();
+        DocumentStore s = storeIfStarted();
         if (s == null) {
             return false;
         }
@@ -130,7 +129,7 @@ public class FerretStoreLifecycle {
         }
     }
 
-    private FerretDocumentStore build() {
+    private DocumentStore build() {
         FerretSettings settings = extension.settings();
         if (!settings.problems().isEmpty()) {
             throw new ConfigurationException(String.join("; ", settings.problems()));
@@ -194,7 +193,7 @@ public class FerretStoreLifecycle {
         if (faultTolerance.isResolvable()) {
             seams = seams.withRetries(faultTolerance.get().factory());
         }
-        FerretDocumentStore built = Ferret.createStore(options, seams);
+        DocumentStore built = Ferret.createStore(options, seams);
         LOG.info("Ferret store started on " + settings.dataSource() + " (" + built.engine() + ", " + transactions
                 + (faultTolerance.isResolvable() ? ", MicroProfile Fault Tolerance retries" : ", Resilience4j retries")
                 + ", daemon " + options.daemon().getMode() + ", " + extension.projections().size() + " projections, "

@@ -41,7 +41,7 @@ public final class Ferret {
     }
 
     /** Builds a store with the host's clock, transactions and executors. */
-    public static FerretDocumentStore createStore(StoreOptions options, StoreSeams seams) {
+    public static DocumentStore createStore(StoreOptions options, StoreSeams seams) {
         HikariDataSource ownedPool = null;
         DataSource dataSource = options.getDataSource();
         String description;

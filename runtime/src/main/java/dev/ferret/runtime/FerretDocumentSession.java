@@ -6,11 +6,9 @@ import dev.ferret.EventOperations;
 import dev.ferret.IdLimits;
 import dev.ferret.StreamState;
 import dev.ferret.StreamForWriting;
-import dev.ferret.runtime.daemon.AsyncDaemon;
 import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.EventSql;
-import dev.ferret.runtime.dialect.PortableSql;
 import dev.ferret.EventEnvelope;
 import dev.ferret.EventMetadata;
 import dev.ferret.daemon.ApplyFailedException;
@@ -209,11 +207,10 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         if (version == 0) {
             return null;
         }
-        String shard = AsyncDaemon.shardName(definition.shard())
-                + (context.partitionedByTenant() ? "@" + tenantId : "");
-        try (Connection c = context.dataSourceOf(tenantId).getConnection()) {
+        try {
             long lastEvent;
-            try (PreparedStatement ps = c.prepareStatement(context.eventSql().selectEventNumbers())) {
+            try (Connection c = context.dataSourceOf(tenantId).getConnection();
+                 PreparedStatement ps = c.prepareStatement(context.eventSql().selectEventNumbers())) {
                 ps.setString(1, tenantId);
                 ps.setString(2, streamId);
                 ps.setLong(3, version);
@@ -225,13 +222,9 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
                     lastEvent = rs.getLong(context.partitionedByTenant() ? 2 : 1);
                 }
             }
-            try (PreparedStatement ps = c.prepareStatement(PortableSql.selectProgression(context.names()))) {
-                ps.setString(1, shard);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next() || rs.getLong(1) < lastEvent) {
-                        return null;
-                    }
-                }
+            // the connection is back first: a pool of one still serves the progression read
+            if (store.asyncDaemon().committedThrough(definition.shard(), tenantId) < lastEvent) {
+                return null;
             }
         } catch (SQLException e) {
             throw failure("reading how far the snapshot of stream " + streamId + " is", e);

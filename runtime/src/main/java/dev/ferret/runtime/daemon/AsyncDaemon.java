@@ -192,6 +192,17 @@ public final class AsyncDaemon implements ProjectionDaemon {
         return version == 1 ? name + ":All" : name + ":V" + version + ":All";
     }
 
+    /**
+     * The last sequence the shard of {@code projection} committed (for {@code tenantId} when events are partitioned
+     * by tenant: the tenant's own numbering), read from the database now, since its agent may run on another node;
+     * 0 when it has not committed yet.
+     */
+    public long committedThrough(Projection projection, String tenantId) throws SQLException {
+        LogPartition partition = new LogPartition(context.partitionedByTenant() ? tenantId : null,
+                context.databases().of(tenantId));
+        return parts.progression().read(partition.database().dataSource(), partition.shardName(shardName(projection)));
+    }
+
     /** The shared load budget; for tests that watch its line. */
     LoadBudget budget() {
         return budget;

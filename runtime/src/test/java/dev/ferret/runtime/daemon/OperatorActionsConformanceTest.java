@@ -18,7 +18,6 @@ import dev.ferret.daemon.ShardStatus;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.projections.Snapshot;
 import dev.ferret.runtime.Ferret;
-import dev.ferret.runtime.FerretDocumentStore;
 import dev.ferret.runtime.StoreSeams;
 import dev.ferret.runtime.daemon.DaemonFixtures.Poison;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
@@ -340,10 +339,10 @@ class OperatorActionsConformanceTest {
         TestDatabase db = resources.database("opsnodes");
         StoreOptions options = options(db);
         options.daemon().mode(DaemonMode.HOT_COLD);
-        FerretDocumentStore first = resources.add(Ferret.createStore(options, StoreSeams.defaults()));
+        DocumentStore first = resources.add(Ferret.createStore(options, StoreSeams.defaults()));
         StoreOptions secondOptions = options(db);
         secondOptions.daemon().mode(DaemonMode.HOT_COLD);
-        FerretDocumentStore second = resources.add(Ferret.createStore(secondOptions, StoreSeams.defaults()));
+        DocumentStore second = resources.add(Ferret.createStore(secondOptions, StoreSeams.defaults()));
         AsyncDaemon daemon = (AsyncDaemon) first.daemon();
         String other = ((AsyncDaemon) second.daemon()).nodeName();
 

@@ -34,7 +34,7 @@ class ShardLockConformanceTest {
     @Test
     void aLockIsExclusiveProbedAndReleased() throws Exception {
         try (TestDatabase db = TestDatabase.create("locks");
-             FerretDocumentStore store = Ferret.createStore(db.options(), StoreSeams.defaults())) {
+             FerretDocumentStore store = (FerretDocumentStore) Ferret.createStore(db.options(), StoreSeams.defaults())) {
             Dialect dialect = store.dialect();
             String a = Dialect.shardLockName(store.names(), "Orders:All");
             String b = Dialect.shardLockName(store.names(), "Trips:All");
@@ -61,7 +61,7 @@ class ShardLockConformanceTest {
     @Test
     void killingTheLockSessionFreesItsLocksAndTheProbeSeesThem() throws Exception {
         try (TestDatabase db = TestDatabase.create("lockkill");
-             FerretDocumentStore store = Ferret.createStore(db.options(), StoreSeams.defaults())) {
+             FerretDocumentStore store = (FerretDocumentStore) Ferret.createStore(db.options(), StoreSeams.defaults())) {
             Dialect dialect = store.dialect();
             String shard = Dialect.shardLockName(store.names(), "Orders:All");
             try (ShardLockSession node1 = dialect.openShardLocks(store.dataSource(), store.names());
@@ -82,7 +82,7 @@ class ShardLockConformanceTest {
     @Test
     void aProbeBlockedOnTheServerGivesUpAtItsTimeoutInMillisecondsNotWholeSeconds() throws Exception {
         try (TestDatabase db = TestDatabase.create("lockprobe");
-             FerretDocumentStore store = Ferret.createStore(db.options(), StoreSeams.defaults())) {
+             FerretDocumentStore store = (FerretDocumentStore) Ferret.createStore(db.options(), StoreSeams.defaults())) {
             Dialect dialect = store.dialect();
             String shard = Dialect.shardLockName(store.names(), "Orders:All");
             Duration timeout = Duration.ofMillis(300);

@@ -63,7 +63,7 @@ class HighWaterMarkDetectorTest {
         db = TestDatabase.create("hwm");
         StoreOptions options = db.options().events().register(Tick.class).register(Hold.class).and();
         options.projections().add(new Holder(), Lifecycle.INLINE);
-        store = Ferret.createStore(options, StoreSeams.defaults().withClock(clock));
+        store = (FerretDocumentStore) Ferret.createStore(options, StoreSeams.defaults().withClock(clock));
         detector = new HighWaterMarkDetector(store.dataSource(), store.dialect(), store.names(), settings, clock);
     }
 
