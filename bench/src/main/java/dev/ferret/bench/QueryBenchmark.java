@@ -9,8 +9,6 @@ import dev.ferret.daemon.DaemonMode;
 import dev.ferret.runtime.Ferret;
 import java.sql.Connection;
 import java.sql.Statement;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;

@@ -25,7 +25,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -139,7 +138,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
     private List<ShardAgent> agentsFor(LogPartition partition) {
         List<ShardAgent> agents = new ArrayList<>(appliers.size());
         for (ProjectionApplier applier : appliers) {
-            agents.add(new ShardAgent(partition.shardName(shardName(applier.name(), applier.version())), applier,
+            agents.add(new ShardAgent(partition.shardName(ShardNames.base(applier.name(), applier.version())), applier,
                     partition, parts));
         }
         return agents;
@@ -185,11 +184,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     /** {@code <name>:All}, or {@code <name>:V<n>:All} above version 1. */
     public static String shardName(Projection projection) {
-        return shardName(projection.name(), projection.version());
-    }
-
-    static String shardName(String name, int version) {
-        return version == 1 ? name + ":All" : name + ":V" + version + ":All";
+        return ShardNames.base(projection.name(), projection.version());
     }
 
     /**
@@ -227,7 +222,11 @@ public final class AsyncDaemon implements ProjectionDaemon {
             registry.all().forEach(ShardAgent::start);
         }
         polling.start(this::pollOnce, Duration.ZERO);
-        supervisor.start(this::supervise, settings.getPollingInterval());
+        DaemonSupervisor rounds = new DaemonSupervisor(polling, ownership, budget, registry, orphans, time);
+        supervisor.start(() -> {
+            rounds.run();
+            return settings.getPollingInterval();
+        }, settings.getPollingInterval());
         observedByMetrics = metrics.observe(this::observedStatus);
         LOG.info("Async daemon started in {} mode with {}", settings.getMode(), context.partitionedByTenant()
                 ? appliers.size() + " projections per tenant" : registry.size() + " shards");
@@ -252,29 +251,6 @@ public final class AsyncDaemon implements ProjectionDaemon {
             // the polling loop may have been the one that was lost: its partner comes back with it
             supervisor.rearmIfOverdue();
         }
-    }
-
-    /**
-     * One run of the supervisor: every loop that missed its run is scheduled again and every shard that should run
-     * and has no run (its wake-up was refused, dropped or cancelled) is woken. Cheap: no database work.
-     */
-    private Duration supervise() {
-        polling.rearmIfOverdue();
-        if (ownership != null) {
-            ownership.rearmIfOverdue();
-        }
-        // a heap that recovered signals nobody: the line's head is let in from here
-        budget.recheck();
-        long now = time.nanoTime();
-        for (ShardAgent agent : registry.all()) {
-            try {
-                agent.heal(now);
-            } catch (RuntimeException e) {
-                LOG.warn("Healing shard {} failed: {}", agent.name(), e.toString());
-            }
-        }
-        orphans.due(now);
-        return settings.getPollingInterval();
     }
 
     /** Stops polling and every shard within one drain bound. */
@@ -326,22 +302,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         stop(deadline);
         budget.close();
         if (executors.ownedByDaemon()) {
-            executors.scheduler().shutdownNow();
-            if (executors.deliveries() != null) {
-                // past the drain every outbox stopped: a publisher call still running is hung, and left alone
-                executors.deliveries().shutdownNow();
-            }
-            executors.workers().shutdown();
-            try {
-                long remaining = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - time.nanoTime();
-                if (!executors.workers().awaitTermination(Math.max(0, remaining), TimeUnit.NANOSECONDS)) {
-                    executors.workers().shutdownNow();
-                    LOG.warn("A shard page ignored the drain bound's cancel; its worker thread is left to end alone");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                executors.workers().shutdownNow();
-            }
+            executors.shutDown(deadline, time);
         }
     }
 

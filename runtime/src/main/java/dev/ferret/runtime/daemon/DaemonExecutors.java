@@ -1,10 +1,14 @@
 package dev.ferret.runtime.daemon;
 
+import dev.ferret.runtime.time.TimeSource;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Where the daemon runs: a single-threaded scheduler that owns the high water mark detector and all timers, a
@@ -24,6 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public record DaemonExecutors(ScheduledExecutorService scheduler, ExecutorService workers, ExecutorService deliveries,
                               boolean ownedByDaemon) {
 
+    private static final Logger LOG = LoggerFactory.getLogger(DaemonExecutors.class);
+
     /** The publisher called by the outbox run itself, without a delivery timeout. */
     public DaemonExecutors(ScheduledExecutorService scheduler, ExecutorService workers, boolean ownedByDaemon) {
         this(scheduler, workers, null, ownedByDaemon);
@@ -37,6 +43,29 @@ public record DaemonExecutors(ScheduledExecutorService scheduler, ExecutorServic
         return new DaemonExecutors(Executors.newSingleThreadScheduledExecutor(named(storeName + "-daemon-scheduler")),
                 Executors.newFixedThreadPool(workerThreads, named(storeName + "-shard")),
                 Executors.newCachedThreadPool(named(storeName + "-outbox")), true);
+    }
+
+    /**
+     * Shuts the executors down by {@code deadlineNanos} (a {@code time} reading): the scheduler and the delivery
+     * threads at once (past the drain every outbox stopped, so a publisher call still running is hung and left
+     * alone), the workers once their pages ended, then at once.
+     */
+    void shutDown(long deadlineNanos, TimeSource time) {
+        scheduler.shutdownNow();
+        if (deliveries != null) {
+            deliveries.shutdownNow();
+        }
+        workers.shutdown();
+        try {
+            long remaining = deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadlineNanos - time.nanoTime();
+            if (!workers.awaitTermination(Math.max(0, remaining), TimeUnit.NANOSECONDS)) {
+                workers.shutdownNow();
+                LOG.warn("A shard page ignored the drain bound's cancel; its worker thread is left to end alone");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            workers.shutdownNow();
+        }
     }
 
     private static ThreadFactory named(String prefix) {

@@ -377,7 +377,7 @@ final class PageLoop {
     private long priorVersionsMark() throws SQLException {
         List<String> prior = new ArrayList<>();
         for (int version = 1; version < applier.version(); version++) {
-            prior.add(partition.shardName(AsyncDaemon.shardName(applier.name(), version)));
+            prior.add(partition.shardName(ShardNames.base(applier.name(), version)));
         }
         return progression.highest(dataSource, prior);
     }

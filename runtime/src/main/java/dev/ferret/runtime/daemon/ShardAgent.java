@@ -10,7 +10,6 @@ import dev.ferret.runtime.daemon.ShardLifecycle.State;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.retry.Backoff;
 import dev.ferret.runtime.time.TimeSource;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
@@ -39,7 +38,7 @@ final class ShardAgent {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShardAgent.class);
     /** How long past the drain deadline a cancelled page may take to unwind before it is left alone. */
-    static final Duration CANCEL_GRACE = Duration.ofMillis(250);
+    static final Duration CANCEL_GRACE = ShardDrain.CANCEL_GRACE;
 
     private final String name;
     private final ProjectionApplier applier;
@@ -50,6 +49,7 @@ final class ShardAgent {
     private final ShardLifecycle lifecycle;
     private final BudgetLine line;
     private final PageLoop pages;
+    private final ShardDrain drain;
 
     /** Whether the stop in progress lets the outbox deliver what the committed pages wrote (not after a lost lock). */
     private boolean drainOutbox = true; // guarded by lifecycle
@@ -67,6 +67,7 @@ final class ShardAgent {
         this.line = new BudgetLine(parts.budget(), lifecycle, this::wake);
         this.outbox = parts.outboxes().of(name, partition.database(), parts);
         this.pages = new PageLoop(name, applier, partition, parts, lifecycle, line, outbox);
+        this.drain = new ShardDrain(name, lifecycle, pages, line, outbox, parts);
     }
 
     String name() {
@@ -266,77 +267,16 @@ final class ShardAgent {
     }
 
     /**
-     * The drain: waits until {@code deadlineNanos} (a {@link TimeSource} reading; {@code Long.MAX_VALUE} for no
-     * bound) for the page in flight to finish and mark progression, then cancels it: its connection is aborted, so
-     * the statement stops and the transaction rolls back, and it is re-processed on the next start. A page that
-     * committed already keeps its after-commit listeners. Returns whether the loop ended in time.
+     * The drain (see {@link ShardDrain}): waits until {@code deadlineNanos} (a {@link TimeSource} reading;
+     * {@code Long.MAX_VALUE} for no bound) for the page in flight, then cancels it; then the outbox drains, or stops
+     * after a lost lock. Returns whether the loop ended in time.
      */
     boolean awaitStop(long deadlineNanos) {
-        LoopRun running = lifecycle.run();
-        boolean ended = true;
-        if (running != null) {
-            try {
-                // cancelled before it started, or failed, it ended too: the run records its own failures
-                if (!time.awaitDone(running, deadlineNanos)) {
-                    ended = false;
-                    cancelPageInFlight(running);
-                    awaitUnwound(running, deadlineNanos);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                ended = false;
-                cancelPageInFlight(running);
-            }
-        }
-        line.leave();
         boolean drainingOutbox;
         synchronized (lifecycle) {
             drainingOutbox = drainOutbox;
         }
-        if (drainingOutbox) {
-            outbox.drain(deadlineNanos);
-        } else {
-            outbox.stop();
-        }
-        lifecycle.fire(Event.DRAINED);
-        parts.board().changed();
-        return ended;
-    }
-
-    /**
-     * After a cancel: a page that honours the interrupt or its aborted connection unwinds in moments (its
-     * {@code finally} blocks give back its budget reservation and throttle slots); a page that does not is left to
-     * end alone past {@link #CANCEL_GRACE} after the drain deadline.
-     */
-    private void awaitUnwound(LoopRun running, long deadlineNanos) {
-        try {
-            long until = deadlineNanos + CANCEL_GRACE.toNanos();
-            if (!time.awaitDone(running.ended, until)) {
-                LOG.warn("A cancelled page ignored its interrupt and its aborted connection; it is left to end alone");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private void cancelPageInFlight(LoopRun running) {
-        if (running.bodyStarted() && pages.pageCommitted()) {
-            // only the after-commit listeners are left; the stop must not cut them off
-            LOG.warn("Shard {} is still running after-commit listeners of a committed page past the drain bound", name);
-            return;
-        }
-        running.cancelled = true;
-        Connection connection = pages.pageConnection();
-        if (connection != null) {
-            try {
-                connection.abort(Runnable::run);
-            } catch (SQLException | RuntimeException e) {
-                LOG.debug("Aborting the connection of shard {} failed", name, e);
-            }
-        }
-        running.cancel(true);
-        LOG.warn("Shard {} did not drain within the stop bound; its page in flight was cancelled and rolled back"
-                + " and will be re-processed by the next owner", name);
+        return drain.await(deadlineNanos, drainingOutbox);
     }
 
     /** {@link #requestStop()} then {@link #awaitStop(long)} bounded by {@code timeout} (non-positive: no bound). */

@@ -27,6 +27,11 @@ public final class ShardNames {
     private ShardNames() {
     }
 
+    /** A shard of the whole log: {@code <name>:All}, or {@code <name>:V<n>:All} above version 1. */
+    static String base(String name, int version) {
+        return version == 1 ? name + ":All" : name + ":V" + version + ":All";
+    }
+
     /**
      * Refuses every async projection and subscription one of whose shard names, or HotCold lock names under
      * {@link DaemonMode#HOT_COLD}, is longer than {@code dialect} keeps.
@@ -53,7 +58,7 @@ public final class ShardNames {
 
     private static void check(String owner, String name, int version, boolean partitionedByTenant, DaemonMode mode,
                               Dialect dialect, TableNames names, List<String> problems) {
-        String base = AsyncDaemon.shardName(name, version);
+        String base = base(name, version);
         // the same naming the daemon uses, so the check cannot drift from the names it checks
         String longest = partitionedByTenant ? new LogPartition(LONGEST_TENANT, null).shardName(base) : base;
         String shape = partitionedByTenant ? base + "@<tenant id>" : base;

@@ -3,19 +3,15 @@ package dev.ferret.runtime.daemon;
 import dev.ferret.daemon.OutboxStatus;
 import dev.ferret.projections.OutboxMessage;
 import dev.ferret.runtime.context.StoreContext;
-import dev.ferret.runtime.dialect.OutboxSql;
+import dev.ferret.runtime.daemon.OutboxRows.Row;
 import dev.ferret.runtime.projections.PageBatch.PublishedMessage;
 import dev.ferret.runtime.retry.Backoff;
 import dev.ferret.runtime.tenancy.TenantDatabases;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -53,13 +49,13 @@ final class ShardOutbox {
     /** Rows read per statement; a run reads again until the shard's outbox is empty. */
     private static final int PAGE = 100;
     /** Delivered rows one clean-up statement deletes at most. */
-    static final int DELETE_BATCH = 1_000;
+    static final int DELETE_BATCH = OutboxRows.DELETE_BATCH;
 
     private final String shard;
     private final TenantDatabases.Database database;
     private final ShardParts parts;
     private final StoreContext context;
-    private final OutboxSql sql;
+    private final OutboxRows rows;
     private final Map<UUID, Object> fresh = new ConcurrentHashMap<>();
     /** Used only by the one run in flight. */
     private final TimedDelivery delivery;
@@ -89,7 +85,7 @@ final class ShardOutbox {
         this.database = database;
         this.parts = parts;
         this.context = parts.context();
-        this.sql = parts.outboxSql();
+        this.rows = new OutboxRows(shard, context, parts.outboxSql());
         this.backoff = Backoff.of(parts.settings()).attempts();
         this.delivery = new TimedDelivery(context.sideEffectPublisher(), parts.executors().deliveries(),
                 parts.settings().getOutboxDeliveryTimeout());
@@ -103,23 +99,7 @@ final class ShardOutbox {
         if (messages.isEmpty()) {
             return Map.of();
         }
-        Map<UUID, Object> written = new LinkedHashMap<>();
-        try (PreparedStatement ps = c.prepareStatement(sql.insert())) {
-            for (PublishedMessage message : messages) {
-                UUID id = UUID.randomUUID();
-                context.dialect().bindUuid(ps, 1, id);
-                ps.setString(2, shard);
-                ps.setLong(3, message.sequence());
-                ps.setString(4, message.tenantId());
-                ps.setString(5, message.message().getClass().getName());
-                ps.setString(6, context.serializer().toJson(message.message()));
-                ps.setObject(7, now);
-                ps.addBatch();
-                written.put(id, message.message());
-            }
-            ps.executeBatch();
-        }
-        return written;
+        return rows.insert(c, messages, now);
     }
 
     /** The page that wrote {@code written} committed: its messages go out. */
@@ -336,8 +316,8 @@ final class ShardOutbox {
                 synchronized (this) {
                     again = false;
                 }
-                List<Row> rows = undelivered(c);
-                for (Row row : rows) {
+                List<Row> page = rows.undelivered(c, PAGE);
+                for (Row row : page) {
                     if (!isActive()) {
                         return true;
                     }
@@ -345,7 +325,7 @@ final class ShardOutbox {
                         return false;
                     }
                 }
-                if (rows.size() < PAGE) {
+                if (page.size() < PAGE) {
                     counted(c);
                     cleanUp(c);
                     return true;
@@ -358,21 +338,6 @@ final class ShardOutbox {
         return owned || sweeping;
     }
 
-    private List<Row> undelivered(Connection c) throws SQLException {
-        List<Row> rows = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(sql.selectUndelivered())) {
-            ps.setString(1, shard);
-            ps.setInt(2, PAGE);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    rows.add(new Row(rs.getLong(1), UUID.fromString(rs.getString(2)), rs.getLong(3), rs.getString(4),
-                            rs.getString(5), rs.getString(6)));
-                }
-            }
-        }
-        return rows;
-    }
-
     private boolean deliver(Connection c, Row row) throws SQLException {
         try {
             Object payload = fresh.get(row.messageId());
@@ -383,22 +348,14 @@ final class ShardOutbox {
                     row.tenantId(), payload));
         } catch (Exception e) {
             String why = e.toString();
-            try (PreparedStatement ps = c.prepareStatement(sql.recordFailure())) {
-                ps.setString(1, why);
-                ps.setLong(2, row.id());
-                ps.executeUpdate();
-            }
+            rows.recordFailure(c, row, why);
             failed(why);
             counted(c);
             LOG.warn("The side-effect publisher failed on message {} of shard {} (sequence {}); it and the shard's"
                     + " later messages are retried after a back-off", row.messageId(), shard, row.sequence(), e);
             return false;
         }
-        try (PreparedStatement ps = c.prepareStatement(sql.markDelivered())) {
-            ps.setObject(1, OffsetDateTime.now(context.clock()));
-            ps.setLong(2, row.id());
-            ps.executeUpdate();
-        }
+        rows.markDelivered(c, row);
         fresh.remove(row.messageId());
         failingSinceNanos = 0;
         lastError = null;
@@ -413,15 +370,9 @@ final class ShardOutbox {
     }
 
     private void counted(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.countUndelivered())) {
-            ps.setString(1, shard);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                undelivered = rs.getLong(1);
-                OffsetDateTime oldest = rs.getObject(2, OffsetDateTime.class);
-                oldestUndelivered = oldest == null ? null : oldest.toInstant();
-            }
-        }
+        OutboxRows.Count count = rows.count(c);
+        undelivered = count.undelivered();
+        oldestUndelivered = count.oldest();
     }
 
     /** Deletes the database's rows delivered longer ago than the retention, at most once per tenth of it. */
@@ -431,17 +382,7 @@ final class ShardOutbox {
             return;
         }
         OffsetDateTime cutOff = OffsetDateTime.now(context.clock()).minus(retention);
-        long total = 0;
-        try (PreparedStatement ps = c.prepareStatement(sql.deleteDelivered())) {
-            // in bounded batches, each its own statement: none holds locks on much of the table
-            int deleted;
-            do {
-                ps.setObject(1, cutOff);
-                ps.setInt(2, DELETE_BATCH);
-                deleted = ps.executeUpdate();
-                total += Math.max(0, deleted);
-            } while (deleted >= DELETE_BATCH && isActive());
-        }
+        long total = rows.deleteDelivered(c, cutOff, this::isActive);
         if (total > 0) {
             LOG.debug("Deleted {} delivered outbox rows older than {}", total, retention);
         }
@@ -454,8 +395,5 @@ final class ShardOutbox {
         } catch (ClassNotFoundException e) {
             return Class.forName(name, false, ShardOutbox.class.getClassLoader());
         }
-    }
-
-    private record Row(long id, UUID messageId, long sequence, String tenantId, String type, String payload) {
     }
 }

@@ -96,7 +96,7 @@ final class ShardRegistry {
         int tenantAt = shard.indexOf('@');
         String projectionShard = tenantAt < 0 ? shard : shard.substring(0, tenantAt);
         for (ProjectionApplier applier : appliers) {
-            if (AsyncDaemon.shardName(applier.name(), applier.version()).equals(projectionShard)) {
+            if (ShardNames.base(applier.name(), applier.version()).equals(projectionShard)) {
                 return false;
             }
         }
