@@ -1,9 +1,9 @@
 package dev.ferret.cdi;
 
 import dev.ferret.ConfigurationException;
+import dev.ferret.DocumentStore;
 import dev.ferret.EventMetadataSource;
 import dev.ferret.EventUpcast;
-import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.projections.AggregateProjection;
@@ -12,8 +12,8 @@ import dev.ferret.projections.Projection;
 import dev.ferret.projections.ProjectionOptions;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.StoreSeams;
+import dev.ferret.runtime.context.TransactionRunner;
 import dev.ferret.runtime.daemon.DaemonExecutors;
-import dev.ferret.runtime.tx.TransactionRunner;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,6 +1,6 @@
 package dev.ferret.cdi;
 
-import dev.ferret.runtime.tx.TransactionRunner;
+import dev.ferret.runtime.context.TransactionRunner;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Status;

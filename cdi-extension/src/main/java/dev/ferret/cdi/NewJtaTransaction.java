@@ -1,6 +1,6 @@
 package dev.ferret.cdi;
 
-import dev.ferret.runtime.tx.TransactionRunner.Work;
+import dev.ferret.runtime.context.TransactionRunner.Work;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
 import java.sql.Connection;

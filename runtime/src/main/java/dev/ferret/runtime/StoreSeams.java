@@ -1,10 +1,10 @@
 package dev.ferret.runtime;
 
+import dev.ferret.runtime.context.TimeSource;
+import dev.ferret.runtime.context.TransactionRunner;
 import dev.ferret.runtime.daemon.DaemonExecutors;
 import dev.ferret.runtime.metrics.DaemonMetrics;
 import dev.ferret.runtime.retry.TransientRetry;
-import dev.ferret.runtime.time.TimeSource;
-import dev.ferret.runtime.tx.TransactionRunner;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.function.IntFunction;

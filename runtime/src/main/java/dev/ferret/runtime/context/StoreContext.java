@@ -10,8 +10,6 @@ import dev.ferret.runtime.documents.DocumentMapping;
 import dev.ferret.runtime.documents.DocumentMappings;
 import dev.ferret.runtime.events.EventRows;
 import dev.ferret.runtime.events.EventTypes;
-import dev.ferret.runtime.tenancy.TenantDatabases;
-import dev.ferret.runtime.tx.TransactionRunner;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;

@@ -1,6 +1,6 @@
 package dev.ferret.runtime.daemon;
 
-import dev.ferret.runtime.time.TimeSource;
+import dev.ferret.runtime.context.TimeSource;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;

@@ -6,7 +6,7 @@ import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.daemon.DeadLetterEvent;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.runtime.context.StoreContext;
-import dev.ferret.runtime.tenancy.TenantDatabases;
+import dev.ferret.runtime.context.TenantDatabases;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.ferret.runtime.daemon;
 
-import dev.ferret.runtime.time.TimeSource;
+import dev.ferret.runtime.context.TimeSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,8 +1,8 @@
 package dev.ferret.runtime.daemon;
 
 import dev.ferret.daemon.DaemonSettings;
-import dev.ferret.runtime.tenancy.TenantDatabases;
-import dev.ferret.runtime.time.TimeSource;
+import dev.ferret.runtime.context.TenantDatabases;
+import dev.ferret.runtime.context.TimeSource;
 import java.sql.SQLException;
 import java.sql.SQLTransientException;
 import java.time.Duration;

@@ -2,10 +2,10 @@ package dev.ferret.runtime.daemon;
 
 import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.runtime.context.StoreContext;
+import dev.ferret.runtime.context.TenantDatabases;
 import dev.ferret.runtime.daemon.hwm.HighWaterMarkDetector;
 import dev.ferret.runtime.daemon.hwm.TenantMarks;
 import dev.ferret.runtime.dialect.DaemonSql;
-import dev.ferret.runtime.tenancy.TenantDatabases;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;

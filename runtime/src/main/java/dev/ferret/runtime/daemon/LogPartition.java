@@ -1,6 +1,6 @@
 package dev.ferret.runtime.daemon;
 
-import dev.ferret.runtime.tenancy.TenantDatabases;
+import dev.ferret.runtime.context.TenantDatabases;
 
 /**
  * The slice of the event log one shard reads: the whole log of the store's database, or one tenant's own sequence

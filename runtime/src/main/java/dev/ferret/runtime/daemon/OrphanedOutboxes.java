@@ -1,6 +1,6 @@
 package dev.ferret.runtime.daemon;
 
-import dev.ferret.runtime.tenancy.TenantDatabases;
+import dev.ferret.runtime.context.TenantDatabases;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,7 +1,7 @@
 package dev.ferret.runtime.daemon;
 
 import dev.ferret.daemon.OutboxStatus;
-import dev.ferret.runtime.tenancy.TenantDatabases;
+import dev.ferret.runtime.context.TenantDatabases;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

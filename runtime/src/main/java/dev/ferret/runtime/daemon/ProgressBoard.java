@@ -1,6 +1,6 @@
 package dev.ferret.runtime.daemon;
 
-import dev.ferret.runtime.time.TimeSource;
+import dev.ferret.runtime.context.TimeSource;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;

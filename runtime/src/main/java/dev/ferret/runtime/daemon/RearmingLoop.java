@@ -1,7 +1,7 @@
 package dev.ferret.runtime.daemon;
 
 import dev.ferret.daemon.DaemonSettings;
-import dev.ferret.runtime.time.TimeSource;
+import dev.ferret.runtime.context.TimeSource;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;

@@ -1,7 +1,7 @@
 package dev.ferret.runtime.daemon;
 
+import dev.ferret.runtime.context.TimeSource;
 import dev.ferret.runtime.daemon.ShardLifecycle.Event;
-import dev.ferret.runtime.time.TimeSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;

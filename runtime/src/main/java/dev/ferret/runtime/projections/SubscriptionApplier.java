@@ -5,7 +5,7 @@ import dev.ferret.StoreOptions;
 import dev.ferret.daemon.ApplyFailedException;
 import dev.ferret.projections.DocumentOperations;
 import dev.ferret.runtime.context.StoreContext;
-import dev.ferret.runtime.tenancy.TenantDatabases;
+import dev.ferret.runtime.context.TenantDatabases;
 import dev.ferret.subscriptions.Cancellation;
 import dev.ferret.subscriptions.EventPage;
 import dev.ferret.subscriptions.PostCommitListener;

@@ -1,6 +1,6 @@
 package dev.ferret.runtime.testing;
 
-import dev.ferret.runtime.time.TimeSource;
+import dev.ferret.runtime.context.TimeSource;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.ferret.runtime.tx;
+package dev.ferret.runtime.context;
 
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -1,4 +1,4 @@
-package dev.ferret.runtime.tenancy;
+package dev.ferret.runtime.context;
 
 import dev.ferret.ConfigurationException;
 import dev.ferret.StoreOptions;

@@ -1,4 +1,4 @@
-package dev.ferret.runtime.json;
+package dev.ferret.runtime;
 
 import dev.ferret.FerretException;
 import dev.ferret.JsonSerializer;

@@ -1,4 +1,4 @@
-package dev.ferret.runtime.time;
+package dev.ferret.runtime.context;
 
 import java.time.Duration;
 import java.util.concurrent.CancellationException;

@@ -1,8 +1,8 @@
-package dev.ferret.runtime.schema;
+package dev.ferret.runtime;
 
 import dev.ferret.SchemaException;
-import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.Dialect.MigrationLock;
+import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.SchemaObject;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * migration lock and runs DDL only for what is missing, so a second start issues no DDL and nodes starting at once
  * serialize behind the first one.
  */
-public final class SchemaMigrator {
+final class SchemaMigrator {
 
     private static final Logger LOG = LoggerFactory.getLogger(SchemaMigrator.class);
 
