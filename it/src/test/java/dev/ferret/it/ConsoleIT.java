@@ -185,6 +185,10 @@ class ConsoleIT {
             }
         }
         assertThat(summary).as("the OrderSummary shard in %s", status).isNotNull();
+        // one SOLO node: it runs every shard, and names itself so
+        assertThat(status.getString("node")).isEqualTo("solo");
+        assertThat(status.getJsonArray("shards").getValuesAs(JsonObject.class))
+                .allSatisfy(shard -> assertThat(shard.getBoolean("runsHere")).as("%s", shard).isTrue());
 
         ChromeOptions options = new ChromeOptions().setBinary(chromium.toFile()).addArguments("--headless",
                 "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
