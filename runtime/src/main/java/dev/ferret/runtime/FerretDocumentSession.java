@@ -1,6 +1,5 @@
 package dev.ferret.runtime;
 
-import dev.ferret.ConcurrencyException;
 import dev.ferret.DocumentSession;
 import dev.ferret.EventEnvelope;
 import dev.ferret.EventMetadata;
@@ -9,12 +8,9 @@ import dev.ferret.IdLimits;
 import dev.ferret.StreamForWriting;
 import dev.ferret.StreamState;
 import dev.ferret.daemon.ApplyFailedException;
-import dev.ferret.runtime.dialect.AppendedRange;
-import dev.ferret.runtime.dialect.Dialect;
-import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.documents.DocumentMapping;
-import dev.ferret.runtime.events.EventRows;
+import dev.ferret.runtime.events.StreamAppends;
 import dev.ferret.runtime.projections.PageBatch;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.projections.StreamAggregates;
@@ -22,16 +18,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * A unit of work. Buffers are kept in call order and written by {@link #saveChanges()} in one transaction; after a
@@ -39,24 +31,21 @@ import java.util.UUID;
  */
 final class FerretDocumentSession extends FerretQuerySession implements DocumentSession, EventOperations {
 
-    /** Expected version meaning "whatever the stream is at". */
-    private static final long ANY_VERSION = -1;
+    private static final long ANY_VERSION = StreamAppends.ANY_VERSION;
 
-    private final List<StreamAppend> appends = new ArrayList<>();
+    private final StreamAppends appends;
     private final DocumentChanges documentChanges = new DocumentChanges();
     /** What the store's metadata source said as the session opened. */
     private final EventMetadata defaults;
     /** What an append without metadata of its own gets. */
     private EventMetadata metadata;
 
-    private record StreamAppend(String streamId, long expectedVersion, String aggregateType, boolean start,
-                                List<?> events, EventMetadata metadata) {
-    }
-
     FerretDocumentSession(FerretDocumentStore store, String tenantId, EventMetadata defaults) {
         super(store, tenantId);
         this.defaults = defaults;
         this.metadata = defaults;
+        this.appends = new StreamAppends(context.dialect(), context.eventSql(), context.names(), context.eventTypes(),
+                context.serializer(), context.dataSourceOf(tenantId), tenantId, context.partitionedByTenant());
     }
 
     @Override
@@ -160,19 +149,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     private void buffer(String streamId, long expectedVersion, String aggregateType, boolean start,
                         List<?> events, EventMetadata metadata) {
         ensureOpen();
-        IdLimits.requireStreamId(streamId);
-        if (events == null || events.isEmpty()) {
-            throw new IllegalArgumentException("events appended to stream '" + streamId
-                    + "' must not be null or empty");
-        }
-        for (int i = 0; i < events.size(); i++) {
-            if (events.get(i) == null) {
-                throw new IllegalArgumentException("event " + i + " appended to stream '" + streamId + "' is null");
-            }
-            // fail at the call, not at save, when the type cannot be named
-            context.eventTypes().aliasOf(events.get(i).getClass());
-        }
-        appends.add(new StreamAppend(streamId, expectedVersion, aggregateType, start, List.copyOf(events), metadata));
+        appends.add(streamId, expectedVersion, aggregateType, start, events, metadata);
     }
 
     @Override
@@ -311,21 +288,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
      */
     private void writeChanges(Connection c, OffsetDateTime now, List<Runnable> releaseOwnership) throws SQLException {
         List<EventEnvelope> inlineEvents = store.inlineAppliers().isEmpty() ? null : new ArrayList<>();
-        if (!appends.isEmpty()) {
-            // first, so every append of the tenant takes its sequence row before any stream row: one lock order
-            long tenantSeq = context.partitionedByTenant() ? drawTenantNumbers(c, now) : 0;
-            List<AppendedRange> ranges = writeStreams(c, now);
-            List<UUID> eventIds = writeEvents(c, ranges, now, tenantSeq);
-            if (!context.partitionedByTenant()) {
-                // at once after the insert drew the numbers: the detector passes a hole without an owner.
-                // Partitioned stores read each tenant's gap-free numbers instead, with no detector
-                releaseOwnership.add(context.dialect().ownAppendedSequences(c, context.names(), context.eventSql(),
-                        tenantId, ranges));
-            }
-            if (inlineEvents != null) {
-                addEnvelopes(c, ranges, eventIds, now, inlineEvents);
-            }
-        }
+        appends.write(c, now, releaseOwnership, inlineEvents);
         if (inlineEvents != null && !inlineEvents.isEmpty()) {
             applyInline(c, inlineEvents);
         }
@@ -346,374 +309,6 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         documentChanges.clear();
     }
 
-    /**
-     * The event's JSON, which must be an object or an array: SQL Server's {@code ISJSON} check (before 2022) refuses a
-     * top-level scalar that PostgreSQL and H2 would take, and an event must be storable on every engine alike.
-     */
-    private String structuredJson(Object event) {
-        String json = context.serializer().toJson(event);
-        for (int i = 0; i < json.length(); i++) {
-            char c = json.charAt(i);
-            if (!Character.isWhitespace(c)) {
-                if (c == '{' || c == '[') {
-                    return json;
-                }
-                break;
-            }
-        }
-        throw new IllegalArgumentException("event type " + event.getClass().getName() + " serializes to a JSON scalar ("
-                + (json.length() > 40 ? json.substring(0, 40) + "..." : json) + "); events must serialize to a JSON"
-                + " object or array on every engine: wrap the value in a record");
-    }
-
-    /**
-     * Moves the head of every appended stream and returns, per append in call order, the versions it writes. Where
-     * the engine takes arrays and no stream is appended twice, in a constant number of statements: the appends to
-     * any version in one multi-row upsert, new streams in one batch of inserts, expected versions in one batch of
-     * conditional updates. Otherwise one statement per append, in call order.
-     */
-    private List<AppendedRange> writeStreams(Connection c, OffsetDateTime now) throws SQLException {
-        List<AppendedRange> ranges = new ArrayList<>(appends.size());
-        boolean distinct = appends.stream().map(StreamAppend::streamId).distinct().count() == appends.size();
-        if (appends.size() == 1 || !distinct || context.eventSql().upsertStreamsOfMany().isEmpty()) {
-            for (StreamAppend append : appends) {
-                ranges.add(range(append, writeStream(c, append, now)));
-            }
-            return ranges;
-        }
-        Map<String, Long> heads = new HashMap<>();
-        upsertAnyVersionStreams(c, now, heads);
-        insertNewStreams(c, now, heads);
-        advanceExpectedStreams(c, now, heads);
-        for (StreamAppend append : appends) {
-            ranges.add(range(append, heads.get(append.streamId())));
-        }
-        return ranges;
-    }
-
-    private static AppendedRange range(StreamAppend append, long headVersion) {
-        return new AppendedRange(append.streamId(), headVersion - append.events().size() + 1, headVersion);
-    }
-
-    /** The appends to any version, in one upsert that returns each stream's new head. */
-    private void upsertAnyVersionStreams(Connection c, OffsetDateTime now, Map<String, Long> heads)
-            throws SQLException {
-        List<StreamAppend> any = appends.stream().filter(a -> a.expectedVersion() == ANY_VERSION).toList();
-        if (any.isEmpty()) {
-            return;
-        }
-        Dialect dialect = context.dialect();
-        try (PreparedStatement ps = c.prepareStatement(context.eventSql().upsertStreamsOfMany())) {
-            ps.setString(1, tenantId);
-            ps.setObject(2, now);
-            ps.setObject(3, now);
-            dialect.bindArray(c, ps, 4, "varchar", any.stream().map(StreamAppend::streamId).toArray());
-            dialect.bindArray(c, ps, 5, "varchar", any.stream().map(StreamAppend::aggregateType).toArray());
-            dialect.bindArray(c, ps, 6, "bigint", any.stream().map(a -> (long) a.events().size()).toArray());
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    heads.put(rs.getString(1), rs.getLong(2));
-                }
-            }
-        } catch (SQLException e) {
-            if (dialect.isUniqueViolation(e)) {
-                // two writers created a stream at once; the engine's upsert let both try the insert
-                throw conflict(c, any.get(0), "another writer created one of the unit of work's "
-                        + any.size() + " new or appended streams at the same time");
-            }
-            throw e;
-        }
-    }
-
-    /** New streams ({@code startStream}, expected version 0), in one batch of inserts. */
-    private void insertNewStreams(Connection c, OffsetDateTime now, Map<String, Long> heads) throws SQLException {
-        List<StreamAppend> created = appends.stream().filter(a -> a.expectedVersion() == 0).toList();
-        if (created.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement(context.eventSql().insertStream())) {
-            for (StreamAppend append : created) {
-                bindStreamRow(ps, append, append.events().size(), now);
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        } catch (SQLException e) {
-            if (context.dialect().isUniqueViolation(e)) {
-                throw conflict(c, firstExisting(created), "it already exists");
-            }
-            throw e;
-        }
-        created.forEach(append -> heads.put(append.streamId(), (long) append.events().size()));
-    }
-
-    /**
-     * Which of {@code created} exists, asked on a connection of its own: the batch's transaction may be aborted
-     * (PostgreSQL), and drivers disagree on which entries of a failed batch they report. The stream that made the
-     * insert fail was committed by then (the engine waited for its writer), so it is seen; the first append when none
-     * is.
-     */
-    private StreamAppend firstExisting(List<StreamAppend> created) {
-        try (Connection lookup = context.dataSourceOf(tenantId).getConnection();
-             PreparedStatement ps = lookup.prepareStatement(context.eventSql().selectStream())) {
-            for (StreamAppend append : created) {
-                ps.setString(1, tenantId);
-                ps.setString(2, append.streamId());
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        return append;
-                    }
-                }
-            }
-        } catch (SQLException e) {
-            // naming the stream is a courtesy; the conflict is the news
-        }
-        return created.get(0);
-    }
-
-    /** Appends at an expected version, in one batch of updates that each move a stream only from that version. */
-    private void advanceExpectedStreams(Connection c, OffsetDateTime now, Map<String, Long> heads)
-            throws SQLException {
-        List<StreamAppend> expected = appends.stream().filter(a -> a.expectedVersion() > 0).toList();
-        if (expected.isEmpty()) {
-            return;
-        }
-        int[] moved;
-        try (PreparedStatement ps = c.prepareStatement(context.eventSql().advanceStream())) {
-            for (StreamAppend append : expected) {
-                bindAdvance(ps, append, now);
-                ps.addBatch();
-            }
-            moved = ps.executeBatch();
-        }
-        for (int i = 0; i < expected.size(); i++) {
-            StreamAppend append = expected.get(i);
-            if (moved[i] != 1) {
-                throw conflict(c, append, "another writer moved it first or it does not exist");
-            }
-            heads.put(append.streamId(), append.expectedVersion() + append.events().size());
-        }
-    }
-
-    private void bindAdvance(PreparedStatement ps, StreamAppend append, OffsetDateTime now) throws SQLException {
-        ps.setLong(1, append.expectedVersion() + append.events().size());
-        ps.setObject(2, now);
-        ps.setString(3, tenantId);
-        ps.setString(4, append.streamId());
-        ps.setLong(5, append.expectedVersion());
-    }
-
-    /** Moves the stream's head and returns its version afterwards. */
-    private long writeStream(Connection c, StreamAppend append, OffsetDateTime now) throws SQLException {
-        EventSql sql = context.eventSql();
-        int count = append.events().size();
-        long newVersion;
-        if (append.expectedVersion() == 0) {
-            try (PreparedStatement ps = c.prepareStatement(sql.insertStream())) {
-                bindStreamRow(ps, append, count, now);
-                ps.executeUpdate();
-            } catch (SQLException e) {
-                if (context.dialect().isUniqueViolation(e)) {
-                    throw conflict(c, append, "it already exists");
-                }
-                throw e;
-            }
-            newVersion = count;
-        } else if (append.expectedVersion() > 0) {
-            newVersion = append.expectedVersion() + count;
-            try (PreparedStatement ps = c.prepareStatement(sql.advanceStream())) {
-                bindAdvance(ps, append, now);
-                if (ps.executeUpdate() != 1) {
-                    throw conflict(c, append, "another writer moved it first or it does not exist");
-                }
-            }
-        } else {
-            try (PreparedStatement ps = c.prepareStatement(sql.upsertStream())) {
-                bindStreamRow(ps, append, count, now);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    newVersion = rs.getLong(1);
-                }
-            } catch (SQLException e) {
-                if (context.dialect().isUniqueViolation(e)) {
-                    // two writers created the stream at once; the engine's upsert let both try the insert
-                    throw conflict(c, append, "another writer created it at the same time");
-                }
-                throw e;
-            }
-        }
-        return newVersion;
-    }
-
-    /** (id, tenant_id, type, version or count, timestamp, created) of a stream row. */
-    private void bindStreamRow(PreparedStatement ps, StreamAppend append, int count, OffsetDateTime now)
-            throws SQLException {
-        ps.setString(1, append.streamId());
-        ps.setString(2, tenantId);
-        ps.setString(3, append.aggregateType());
-        ps.setLong(4, count);
-        ps.setObject(5, now);
-        ps.setObject(6, now);
-    }
-
-    /**
-     * Draws this save's numbers of the tenant's event sequence and returns the one before the first. The row stays
-     * locked until the transaction ends, so the tenant's numbers commit in order and a rollback returns them.
-     */
-    private long drawTenantNumbers(Connection c, OffsetDateTime now) throws SQLException {
-        int count = 0;
-        for (StreamAppend append : appends) {
-            count += append.events().size();
-        }
-        // another append of the tenant holds the row until it ends: wait for it, within events().appendLockTimeout
-        Dialect.Restore restore = context.dialect().waitForTenantSequence(c);
-        long drawn;
-        try {
-            drawn = mergeTenantRow(c, count, now);
-        } catch (SQLException | RuntimeException e) {
-            try {
-                restore.restore();
-            } catch (SQLException again) {
-                e.addSuppressed(again);
-            }
-            throw e;
-        }
-        restore.restore();
-        return drawn;
-    }
-
-    /** One MERGE of the tenant's row, tried again once when two first appends raced to insert it. */
-    private long mergeTenantRow(Connection c, int count, OffsetDateTime now) throws SQLException {
-        for (int attempt = 1; ; attempt++) {
-            try (PreparedStatement ps = c.prepareStatement(context.eventSql().nextTenantSequence())) {
-                ps.setString(1, tenantId);
-                ps.setLong(2, count);
-                ps.setObject(3, now);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return rs.getLong(1) - count;
-                }
-            } catch (SQLException e) {
-                // H2's MERGE lets two first appends of a tenant both try the insert; the loser finds the row on a
-                // second try (only the statement failed; PostgreSQL's ON CONFLICT never gets here)
-                if (attempt > 1 || !context.dialect().isUniqueViolation(e)) {
-                    throw e;
-                }
-            }
-        }
-    }
-
-    /**
-     * Writes the events of every append, in call order, as one JDBC batch, and returns their ids in that order.
-     * {@code tenantSeq} is the tenant sequence number before the first (unused when not partitioned).
-     */
-    private List<UUID> writeEvents(Connection c, List<AppendedRange> ranges, OffsetDateTime now, long tenantSeq)
-            throws SQLException {
-        boolean partitioned = context.partitionedByTenant();
-        List<UUID> eventIds = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(context.eventSql().insertEvent())) {
-            for (int a = 0; a < appends.size(); a++) {
-                StreamAppend append = appends.get(a);
-                long version = ranges.get(a).firstVersion();
-                for (Object event : append.events()) {
-                    UUID eventId = UUID.randomUUID();
-                    eventIds.add(eventId);
-                    context.dialect().bindUuid(ps, 1, eventId);
-                    ps.setString(2, append.streamId());
-                    ps.setLong(3, version++);
-                    ps.setString(4, context.eventTypes().aliasOf(event.getClass()));
-                    ps.setString(5, structuredJson(event));
-                    ps.setObject(6, now);
-                    ps.setString(7, tenantId);
-                    if (partitioned) {
-                        ps.setLong(8, ++tenantSeq);
-                    } else {
-                        ps.setNull(8, Types.BIGINT);
-                    }
-                    EventMetadata meta = append.metadata();
-                    ps.setString(9, meta.correlationId());
-                    ps.setString(10, meta.causationId());
-                    ps.setString(11, EventRows.headersJson(meta.headers()));
-                    ps.addBatch();
-                }
-            }
-            ps.executeBatch();
-        } catch (SQLException e) {
-            if (context.dialect().isUniqueViolation(e)) {
-                // the stream rows above serialize writers per stream, so this is a writer that bypassed them
-                throw conflict(c, appends.get(0), appends.size() == 1 ? "another writer appended the same versions"
-                        : "another writer appended the same versions to one of this unit of work's "
-                                + appends.size() + " streams");
-            }
-            throw e;
-        }
-        return eventIds;
-    }
-
-    /**
-     * Adds each appended event's envelope to {@code inline}, carrying the sequence number its insert drew: read back
-     * in this transaction, for every append in one statement where the engine takes arrays.
-     */
-    private void addEnvelopes(Connection c, List<AppendedRange> ranges, List<UUID> eventIds, OffsetDateTime now,
-                              List<EventEnvelope> inline) throws SQLException {
-        Map<StreamVersion, Long> sequences = appendedSequences(c, ranges);
-        int event = 0;
-        for (int a = 0; a < appends.size(); a++) {
-            StreamAppend append = appends.get(a);
-            long version = ranges.get(a).firstVersion();
-            for (Object payload : append.events()) {
-                inline.add(new EventEnvelope(sequences.get(new StreamVersion(append.streamId(), version)),
-                        eventIds.get(event++), append.streamId(), version++,
-                        context.eventTypes().aliasOf(payload.getClass()), now, tenantId, payload,
-                        append.metadata()));
-            }
-        }
-    }
-
-    /** One event row of a stream, as the unique key (with the tenant) names it. */
-    private record StreamVersion(String streamId, long version) {
-    }
-
-    /**
-     * The sequence numbers the inserts drew, by stream and version. Read in the append's own transaction: the ranges'
-     * versions are the rows it just wrote.
-     */
-    private Map<StreamVersion, Long> appendedSequences(Connection c, List<AppendedRange> ranges) throws SQLException {
-        Map<StreamVersion, Long> drawn = new HashMap<>();
-        EventSql sql = context.eventSql();
-        if (!sql.selectAppendedSequencesOfMany().isEmpty()) {
-            try (PreparedStatement ps = c.prepareStatement(sql.selectAppendedSequencesOfMany())) {
-                context.dialect().bindAppendedRanges(c, ps, 1, ranges);
-                ps.setString(4, tenantId);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        drawn.put(new StreamVersion(rs.getString(1), rs.getLong(2)), rs.getLong(3));
-                    }
-                }
-            }
-        } else {
-            try (PreparedStatement ps = c.prepareStatement(sql.selectAppendedSequences())) {
-                for (AppendedRange range : ranges) {
-                    ps.setString(1, tenantId);
-                    ps.setString(2, range.streamId());
-                    ps.setLong(3, range.firstVersion());
-                    ps.setLong(4, range.lastVersion());
-                    long version = range.firstVersion();
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            drawn.put(new StreamVersion(range.streamId(), version++), rs.getLong(1));
-                        }
-                    }
-                }
-            }
-        }
-        int expected = appends.stream().mapToInt(append -> append.events().size()).sum();
-        if (drawn.size() != expected) {
-            throw new IllegalStateException("read back " + drawn.size() + " of the " + expected + " events just"
-                    + " appended by a unit of work of tenant '" + tenantId + "'");
-        }
-        return drawn;
-    }
-
     private void applyInline(Connection c, List<EventEnvelope> events) throws SQLException {
         PageBatch batch = new PageBatch(context, c, documentChanges, context.databases().of(tenantId));
         for (ProjectionApplier applier : store.inlineAppliers()) {
@@ -728,24 +323,4 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             }
         }
     }
-
-    private ConcurrencyException conflict(Connection c, StreamAppend append, String reason) {
-        long actual = -1;
-        try (PreparedStatement ps = c.prepareStatement(context.eventSql().selectStream())) {
-            ps.setString(1, tenantId);
-            ps.setString(2, append.streamId());
-            try (ResultSet rs = ps.executeQuery()) {
-                actual = rs.next() ? rs.getLong(1) : 0;
-            }
-        } catch (SQLException e) {
-            // the conflict is the news; the actual version is a courtesy (PostgreSQL aborts the transaction)
-        }
-        String expected = append.expectedVersion() == ANY_VERSION ? "any version"
-                : append.start() ? "a new stream" : "version " + append.expectedVersion();
-        return new ConcurrencyException(append.streamId(), append.expectedVersion(), actual,
-                "cannot append " + append.events().size() + " events to stream '" + append.streamId()
-                        + "' of tenant '" + tenantId + "': expected " + expected
-                        + (actual >= 0 ? ", found version " + actual : "") + " (" + reason + "); nothing was saved");
-    }
-
 }
