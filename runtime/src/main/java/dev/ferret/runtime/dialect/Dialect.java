@@ -212,6 +212,11 @@ public interface Dialect {
      */
     int maxShardLockNameLength();
 
+    /** How large a document index key may be here; refused before the write past it. */
+    default IndexKeyLimit indexKeyLimit() {
+        return IndexKeyLimit.NONE;
+    }
+
     /** The name of one shard's HotCold lock. */
     static String shardLockName(TableNames names, String shardName) {
         return "ferret:shard:" + names.schema().toLowerCase(Locale.ROOT) + "." + names.prefix() + ":" + shardName;

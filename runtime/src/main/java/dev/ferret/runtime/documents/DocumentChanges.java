@@ -148,6 +148,7 @@ public final class DocumentChanges {
                     Key key = change.getKey();
                     if (change.getValue() != DELETED && inOneStatement) {
                         String json = serializer.toJson(change.getValue());
+                        mapping.checkIndexedValues(key.tenantId(), key.id(), json);
                         written.put(key, json);
                         manyIds.add(key.id());
                         manyTenants.add(key.tenantId());
@@ -167,6 +168,7 @@ public final class DocumentChanges {
                         upsert.setString(1, key.id());
                         upsert.setString(2, key.tenantId());
                         String json = serializer.toJson(change.getValue());
+                        mapping.checkIndexedValues(key.tenantId(), key.id(), json);
                         written.put(key, json);
                         upsert.setString(3, json);
                         upsert.setObject(4, now);

@@ -48,6 +48,8 @@ public final class DocumentMapping<T> {
     private final Map<String, String> indexedExpressions = new HashMap<>();
     /** Each generated column's path, so that two paths never share a column (one would read the other's values). */
     private final Map<String, String> columnPaths = new HashMap<>();
+    /** The declared indexes whose keys the engine limits, checked before every write. */
+    private final List<IndexedValues> limitedIndexes = new ArrayList<>();
 
     private DocumentMapping(Class<T> type, String name, Function<T, ?> idReader, DocumentSql sql,
                             SchemaObject table) {
@@ -105,6 +107,10 @@ public final class DocumentMapping<T> {
                 + String.join("_", pathTexts));
         DocumentIndexSql sql = dialect.documentIndex(names, name, indexName, keys, index.unique());
         indexes.add(SchemaObject.index(indexName, sql.ddl()));
+        if (dialect.indexKeyLimit().limited()) {
+            limitedIndexes.add(new IndexedValues(indexName, keys, index.paths(), index.unique(),
+                    dialect.indexKeyLimit()));
+        }
         for (int i = 0; i < keys.size(); i++) {
             indexedExpressions.put(index.paths().get(i) + "|" + keys.get(i).kind(), sql.queryExpressions().get(i));
         }
@@ -129,6 +135,17 @@ public final class DocumentMapping<T> {
             return text;
         }
         return text.substring(0, MAX_IDENTIFIER - 9) + "_" + String.format("%08x", text.hashCode());
+    }
+
+    /**
+     * Refuses the document {@code json} before it is written when a declared index of this type cannot hold its key.
+     *
+     * @throws IllegalArgumentException naming the document, the index, the path and the engine's limit
+     */
+    void checkIndexedValues(String tenantId, String id, String json) {
+        for (IndexedValues index : limitedIndexes) {
+            index.check(name, tenantId, id, json);
+        }
     }
 
     /** The schema objects of this type's declared indexes. */

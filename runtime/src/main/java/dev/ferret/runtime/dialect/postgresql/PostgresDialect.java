@@ -11,6 +11,7 @@ import dev.ferret.runtime.dialect.ValueKind;
 import dev.ferret.runtime.dialect.DocumentIndexSql;
 import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
+import dev.ferret.runtime.dialect.IndexKeyLimit;
 import dev.ferret.runtime.dialect.OutboxSql;
 import dev.ferret.runtime.dialect.PortableSql;
 import dev.ferret.runtime.dialect.SchemaObject;
@@ -403,6 +404,19 @@ public final class PostgresDialect implements Dialect {
     @Override
     public int maxShardLockNameLength() {
         return Integer.MAX_VALUE;
+    }
+
+    /**
+     * A btree entry holds at most 2,704 bytes ("index row size exceeds btree version 4 maximum 2704"), its header,
+     * length words and alignment included: 2,640 bytes of UTF-8 key data leave room for those. PostgreSQL may
+     * compress a long value to fit; Ferret counts it uncompressed, so whether a value is taken never depends on how
+     * well it compresses.
+     */
+    private static final IndexKeyLimit INDEX_KEY_LIMIT = new IndexKeyLimit("PostgreSQL", 2_640, false, 20, 8, null);
+
+    @Override
+    public IndexKeyLimit indexKeyLimit() {
+        return INDEX_KEY_LIMIT;
     }
 
     @Override

@@ -12,6 +12,7 @@ import dev.ferret.runtime.dialect.ValueKind;
 import dev.ferret.runtime.dialect.DocumentIndexSql;
 import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
+import dev.ferret.runtime.dialect.IndexKeyLimit;
 import dev.ferret.runtime.dialect.OutboxSql;
 import dev.ferret.runtime.dialect.PortableSql;
 import dev.ferret.runtime.dialect.SchemaObject;
@@ -19,6 +20,7 @@ import dev.ferret.runtime.dialect.SchemaSql;
 import dev.ferret.runtime.dialect.SequenceOwnership;
 import dev.ferret.runtime.dialect.ShardLockSession;
 import dev.ferret.runtime.dialect.TableNames;
+import java.math.BigDecimal;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -582,6 +584,19 @@ public final class SqlServerDialect implements Dialect {
         return SHARD_LOCK_NAME_LENGTH;
     }
 
+    /**
+     * A nonclustered index key holds at most 1,700 bytes (CREATE INDEX, "Maximum key size"); text is nvarchar, two
+     * bytes a UTF-16 unit; a number is DECIMAL(38, 10) (17 bytes, below 10^28), a point in time DATETIMEOFFSET(7)
+     * (10 bytes).
+     */
+    private static final IndexKeyLimit INDEX_KEY_LIMIT = new IndexKeyLimit("SQL Server", 1_700, true, 17, 10,
+            BigDecimal.TEN.pow(28));
+
+    @Override
+    public IndexKeyLimit indexKeyLimit() {
+        return INDEX_KEY_LIMIT;
+    }
+
     @Override
     public ShardLockSession openShardLocks(DataSource dataSource, TableNames names) throws SQLException {
         return new SqlServerShardLocks(dataSource);
@@ -650,14 +665,35 @@ public final class SqlServerDialect implements Dialect {
                 : Dialect.super.jsonValue(names, path, kind);
     }
 
+    /**
+     * A number as {@code DECIMAL(38, 10)}: exact for the plain form JSON-B writes for integers, longs and decimals. A
+     * double JSON-B writes in exponent form ({@code 1.0E7}, {@code 2.5E-4}) is not a decimal literal, so it goes
+     * through {@code FLOAT} first, which parses it and holds every double; its 17 significant digits are all a double
+     * has. What is still NULL lies beyond {@code DECIMAL(38, 10)} (28 integer digits), and an index refuses it at
+     * save ({@link #indexedNumberFits}).
+     */
     @Override
     public String jsonNumber(TableNames names, List<String> path) {
-        return "TRY_CAST(" + jsonText(names, path) + " AS DECIMAL(38, 10))";
+        String text = jsonText(names, path);
+        return "COALESCE(TRY_CAST(" + text + " AS DECIMAL(38, 10)), TRY_CAST(TRY_CAST(" + text
+                + " AS FLOAT) AS DECIMAL(38, 10)))";
     }
 
+    /**
+     * A point in time through style 127 (ISO 8601 with {@code Z} or a {@code +hh:mm} offset): a conversion from text
+     * with a constant style above 100 is deterministic, so the index column can be {@code PERSISTED}, and ISO 8601 is
+     * read alike under every SET LANGUAGE and DATEFORMAT. {@code DATETIMEOFFSET} takes at most 7 fractional digits
+     * and JSON-B writes up to 9: the digits past the seventh are cut, so values compare to 100 ns (PostgreSQL and H2
+     * compare to 1 µs). The text is read in the binary collation so that {@code [0-9]} means the ten digits.
+     */
     @Override
     public String jsonTimestamp(TableNames names, List<String> path) {
-        return "TRY_CAST(" + jsonText(names, path) + " AS DATETIMEOFFSET)";
+        String text = jsonText(names, path) + " COLLATE " + KEY_COLLATION;
+        String dot = "CHARINDEX(N'.', " + text + ")";
+        String fractionDigits = "PATINDEX(N'%[^0-9]%', SUBSTRING(" + text + ", " + dot + " + 1, 4000)) - 1";
+        String atMostSeven = "CASE WHEN " + text + " LIKE N'%.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]%'"
+                + " THEN STUFF(" + text + ", " + dot + " + 8, " + fractionDigits + " - 7, N'') ELSE " + text + " END";
+        return "TRY_CONVERT(DATETIMEOFFSET(7), " + atMostSeven + ", 127)";
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.DocumentIndexSql;
 import dev.ferret.runtime.dialect.TableNames;
 import dev.ferret.runtime.dialect.ValueKind;
+import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -54,6 +55,38 @@ class SqlServerDialectTest {
                 List.of(new DocumentIndexSql.Key(List.of("email"), ValueKind.TEXT, "q_email")), true);
         assertThat(index.ddl().get(0)).contains("ADD q_email AS JSON_VALUE(data, '$.\"email\"')"
                 + " COLLATE Latin1_General_100_BIN2 PERSISTED");
+    }
+
+    @Test
+    void numbersInExponentFormAreReadThroughFloatSoDoublesJsonbWritesAsOneEsevenAreNotNull() {
+        TableNames names = new TableNames("dbo", "pc_");
+        String number = dialect.jsonValue(names, List.of("total"), ValueKind.NUMBER);
+        // TRY_CAST of '1.0E7' to DECIMAL is NULL; FLOAT parses it, and its DECIMAL is the one the plain form gives
+        assertThat(number).isEqualTo("COALESCE(TRY_CAST(JSON_VALUE(data, '$.\"total\"') AS DECIMAL(38, 10)),"
+                + " TRY_CAST(TRY_CAST(JSON_VALUE(data, '$.\"total\"') AS FLOAT) AS DECIMAL(38, 10)))");
+        var index = dialect.documentIndex(names, "account", "ix_pc_doc_account_total",
+                List.of(new DocumentIndexSql.Key(List.of("total"), ValueKind.NUMBER, "q_total")), false);
+        assertThat(index.ddl().get(0)).contains("ADD q_total AS " + number + " PERSISTED");
+        // a number past DECIMAL(38, 10) is refused before it is indexed as NULL
+        assertThat(dialect.indexKeyLimit().fits(new BigDecimal("9999999999999999999999999999.5"))).isTrue();
+        assertThat(dialect.indexKeyLimit().fits(new BigDecimal("1E28"))).isFalse();
+    }
+
+    @Test
+    void pointsInTimeAreReadWithTheDeterministicIsoStyleSoTheirIndexColumnCanBePersisted() {
+        TableNames names = new TableNames("dbo", "pc_");
+        String at = dialect.jsonValue(names, List.of("at"), ValueKind.TIMESTAMP);
+        // a string to DATETIMEOFFSET conversion without a style depends on SET DATEFORMAT: error 4936 when persisted
+        assertThat(at).startsWith("TRY_CONVERT(DATETIMEOFFSET(7), ").endsWith(", 127)")
+                .doesNotContain("AS DATETIMEOFFSET");
+        // the eighth and ninth fractional digits JSON-B writes are cut (DATETIMEOFFSET takes seven), only when present
+        String text = "JSON_VALUE(data, '$.\"at\"') COLLATE Latin1_General_100_BIN2";
+        assertThat(at).contains("CASE WHEN " + text + " LIKE N'%.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]%' THEN STUFF("
+                + text + ", CHARINDEX(N'.', " + text + ") + 8, PATINDEX(N'%[^0-9]%', SUBSTRING(" + text
+                + ", CHARINDEX(N'.', " + text + ") + 1, 4000)) - 1 - 7, N'') ELSE " + text + " END");
+        var index = dialect.documentIndex(names, "account", "ix_pc_doc_account_at",
+                List.of(new DocumentIndexSql.Key(List.of("at"), ValueKind.TIMESTAMP, "q_at")), false);
+        assertThat(index.ddl().get(0)).contains("ADD q_at AS " + at + " PERSISTED");
     }
 
     @Test
