@@ -12,6 +12,7 @@ import dev.ferret.runtime.engines.Dialects;
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 
@@ -71,6 +72,23 @@ public final class Ferret {
             }
             throw e;
         }
+    }
+
+    /**
+     * Every statement schema apply would run for {@code options} on an empty database of {@code engine}, in order,
+     * without connecting to anything: the DDL a DBA reviews (or runs) before a store with
+     * {@code applyAllDatabaseChangesOnStartup(false)} verifies it. Tenancy databases get the same statements.
+     *
+     * @throws ConfigurationException as {@link #createStore} would for the same options (a reserved schema name, an
+     *                                index path that is not a property)
+     */
+    public static List<String> schemaStatements(StoreOptions options, DatabaseEngine engine) {
+        return List.copyOf(SchemaScript.statements(options, engine));
+    }
+
+    /** {@link #schemaStatements} as one script: {@code GO} after each batch on SQL Server, {@code ;} elsewhere. */
+    public static String schemaScript(StoreOptions options, DatabaseEngine engine) {
+        return SchemaScript.render(SchemaScript.statements(options, engine), engine);
     }
 
     static HikariDataSource openPool(String url, String username, String password, String description) {

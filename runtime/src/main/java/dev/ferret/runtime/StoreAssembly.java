@@ -49,12 +49,7 @@ final class StoreAssembly {
 
     static FerretDocumentStore assemble(StoreOptions options, DataSource dataSource, HikariDataSource ownedPool,
                                         Dialect dialect, StoreSeams seams) {
-        TableNames names = new TableNames(options.getSchema() != null ? options.getSchema() : dialect.defaultSchema(),
-                options.getTablePrefix());
-        if (dialect.reservedWords().contains(names.schema().toUpperCase(Locale.ROOT))) {
-            throw new ConfigurationException("schema '" + names.schema() + "' is a reserved word on "
-                    + dialect.engine() + ", and Ferret does not quote names: choose another schema name");
-        }
+        TableNames names = names(options, dialect);
         boolean partitionedByTenant = options.events().isPartitionedByTenant();
         // names are checked here, once, before anything touches a database: a name that does not fit would
         // otherwise fail (or be cut) only when its shard first commits
@@ -102,11 +97,32 @@ final class StoreAssembly {
         return store;
     }
 
+    /**
+     * The schema and table names of a store of {@code options} on {@code dialect}'s engine.
+     *
+     * @throws ConfigurationException when the schema is a reserved word there
+     */
+    static TableNames names(StoreOptions options, Dialect dialect) {
+        TableNames names = new TableNames(options.getSchema() != null ? options.getSchema() : dialect.defaultSchema(),
+                options.getTablePrefix());
+        if (dialect.reservedWords().contains(names.schema().toUpperCase(Locale.ROOT))) {
+            throw new ConfigurationException("schema '" + names.schema() + "' is a reserved word on "
+                    + dialect.engine() + ", and Ferret does not quote names: choose another schema name");
+        }
+        return names;
+    }
+
+    /** Every schema object a store of {@code documents} wants, tables first. */
+    static List<SchemaObject> wantedObjects(SchemaSql schemaSql, DocumentMappings documents) {
+        List<SchemaObject> wanted = new ArrayList<>(schemaSql.objects());
+        wanted.addAll(documents.tables());
+        return wanted;
+    }
+
     /** Applies or verifies the schema on every database; returns what was created (prefixed by database name). */
     private static List<String> migrate(StoreContext context, boolean apply) {
         SchemaSql schemaSql = context.dialect().schemaSql(context.names());
-        List<SchemaObject> wanted = new ArrayList<>(schemaSql.objects());
-        wanted.addAll(context.documents().tables());
+        List<SchemaObject> wanted = wantedObjects(schemaSql, context.documents());
         List<String> created = new ArrayList<>();
         TenantDatabases databases = context.databases();
         for (TenantDatabases.Database database : databases.all()) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ferret.ConfigurationException;
 import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
+import dev.ferret.Filter;
 import dev.ferret.SchemaException;
 import dev.ferret.StoreOptions;
 import dev.ferret.runtime.Ferret;
@@ -13,6 +14,7 @@ import dev.ferret.runtime.FerretDocumentStore;
 import dev.ferret.runtime.conformance.Fixtures.Customer;
 import dev.ferret.runtime.conformance.Fixtures.OrderPlaced;
 import dev.ferret.runtime.testing.TestDatabase;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -43,6 +45,35 @@ class SchemaConformanceTest {
                 assertThat(second.createdAtStartup()).isEmpty();
                 assertThat(second.querySession().load(Customer.class, "c1")).isPresent();
                 assertThat(second.querySession().fetchStream("s1")).hasSize(1);
+            }
+        }
+    }
+
+    public record Ledger(String id, String owner, double amount, Instant at) {
+    }
+
+    @Test
+    void theExportedSchemaStatementsAreEverythingAStoreThatOnlyVerifiesNeedsAndApplyThenCreatesNothing() {
+        try (TestDatabase db = TestDatabase.create("export")) {
+            StoreOptions options = db.options().documents().register(Customer.class).register(Ledger.class)
+                    .index(Ledger.class, "amount").index(Ledger.class, "at").uniqueIndex(Ledger.class, "owner")
+                    .and().events().register(OrderPlaced.class).and();
+            List<String> statements = Ferret.schemaStatements(options, db.engine());
+            assertThat(Ferret.schemaScript(options, db.engine())).contains(statements.get(statements.size() - 1));
+            // run by hand, as a DBA would, with no store connected
+            statements.forEach(db::execute);
+            options.applyAllDatabaseChangesOnStartup(false);
+            try (DocumentStore verifying = Ferret.createStore(options)) {
+                try (DocumentSession session = verifying.openSession()) {
+                    session.store(new Ledger("l1", "ann", 1.5e7, Instant.parse("2026-01-01T00:00:00Z")));
+                    session.saveChanges();
+                }
+                assertThat(verifying.querySession().query(Ledger.class)
+                        .where(Filter.gt("amount", 1_000_000)).toList()).hasSize(1);
+            }
+            options.applyAllDatabaseChangesOnStartup(true);
+            try (FerretDocumentStore applying = (FerretDocumentStore) Ferret.createStore(options)) {
+                assertThat(applying.createdAtStartup()).isEmpty();
             }
         }
     }
