@@ -25,6 +25,11 @@ public final class DaemonSettings {
             "`SOLO` runs every shard on this node; `HOT_COLD` runs the shards whose lock this node holds");
     public static final Setting<Duration> POLLING_INTERVAL = declare("pollingInterval", "daemon.polling-interval",
             Duration.class, Duration.ofMillis(500), Rule.positive(), "detector poll when nothing moved");
+    public static final Setting<Boolean> COMMIT_SIGNALS = declare("commitSignals", "daemon.commit-signals",
+            Boolean.class, true, Rule.any("true or false"), "on PostgreSQL, a commit here is signalled to every node"
+                    + " (NOTIFY after the commit, never in its transaction) and this node listens for theirs on one"
+                    + " connection of the store's database, so they detect at once; off, or on other engines, other"
+                    + " nodes' appends are seen at the next poll");
     public static final Setting<Duration> STALE_SEQUENCE_THRESHOLD = declare("staleSequenceThreshold",
             "daemon.stale-sequence-threshold", Duration.class, Duration.ofSeconds(3), Rule.positive(),
             "age of an owned hole before the status reports the mark stalled (a hole is claimed after one"
@@ -336,6 +341,11 @@ public final class DaemonSettings {
         return set(DOCUMENT_CACHE_SIZE, documents);
     }
 
+    /** See {@link #COMMIT_SIGNALS}; default on. */
+    public DaemonSettings commitSignals(boolean on) {
+        return set(COMMIT_SIGNALS, on);
+    }
+
     /** See {@link #SKIP_APPLY_ERRORS}: on, a throwing apply dead-letters its event; off pauses the shard. */
     public DaemonSettings skipApplyErrors(boolean skip) {
         return set(SKIP_APPLY_ERRORS, skip);
@@ -441,6 +451,10 @@ public final class DaemonSettings {
 
     public int getDocumentCacheSize() {
         return get(DOCUMENT_CACHE_SIZE);
+    }
+
+    public boolean isCommitSignals() {
+        return get(COMMIT_SIGNALS);
     }
 
     public boolean isSkipApplyErrors() {

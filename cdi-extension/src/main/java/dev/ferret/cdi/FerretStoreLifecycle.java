@@ -211,7 +211,10 @@ public class FerretStoreLifecycle {
         ManagedExecutorService managed = lookup(settings.managedExecutor(), ManagedExecutorService.class,
                 FerretSettings.MANAGED_EXECUTOR.name());
         return new DaemonExecutors(new SerialScheduledExecutor(scheduler),
-                new BoundedWorkers(new HintedExecutor(managed, settings.longRunningHint()), workers), managed, false);
+                new BoundedWorkers(new HintedExecutor(managed, settings.longRunningHint()), workers),
+                // publisher calls, and the loop that listens for other nodes' commits (PostgreSQL) for as long as
+                // the daemon runs: hinted long-running so that the container does not report it hung
+                new HintedExecutor(managed, settings.longRunningHint(), "ferret-outbox-and-commit-listener"), false);
     }
 
     private static <T> T lookup(String name, Class<T> type, String key) {

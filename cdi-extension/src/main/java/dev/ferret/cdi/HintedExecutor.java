@@ -21,9 +21,14 @@ final class HintedExecutor extends ContainerOwnedExecutor {
     private final Map<String, String> properties;
 
     HintedExecutor(ExecutorService delegate, boolean longRunning) {
+        this(delegate, longRunning, "ferret-shard-page-loop");
+    }
+
+    /** Tasks named {@code identity} in the container's thread dumps and hung-thread reports. */
+    HintedExecutor(ExecutorService delegate, boolean longRunning, String identity) {
         this.delegate = delegate;
         this.properties = Map.of(ManagedTask.LONGRUNNING_HINT, Boolean.toString(longRunning),
-                ManagedTask.IDENTITY_NAME, "ferret-shard-page-loop");
+                ManagedTask.IDENTITY_NAME, identity);
     }
 
     @Override

@@ -45,6 +45,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
     private final StoreContext context;
     private final DaemonSettings settings;
     private final DaemonExecutors executors;
+    /** Signals commits to other nodes and wakes this one on theirs; null where the engine cannot push. */
+    private final CommitPush push;
     private final TimeSource time;
     private final List<ProjectionApplier> appliers;
     /** The detector's and the tenants' marks; detection runs on the scheduler thread only. */
@@ -110,11 +112,20 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 grace, time);
         RearmingLoop pollingLoop = polling;
         RearmingLoop supervisorLoop = supervisor;
+        this.push = executors.deliveries() == null || !settings.isCommitSignals() ? null
+                : context.dialect().commitSignals(context.names())
+                .map(signals -> new CommitPush(signals, context.dataSource(), executors.deliveries(),
+                        this::wakeOnOtherNodesCommit, Backoff.of(settings)))
+                .orElse(null);
+        CommitPush pushing = push;
         Runnable rearmLoops = () -> {
-            // raised events are new events: detected now, as an application's appends are
+            // raised events are new events: detected now, as an application's appends are, and on every node
             pollingLoop.runSoon();
             pollingLoop.rearmIfOverdue();
             supervisorLoop.rearmIfOverdue();
+            if (pushing != null) {
+                pushing.committed();
+            }
         };
         this.parts = new ShardParts(context, settings, sql, context.dialect().outboxSql(context.names()),
                 context.dialect().deadLetterSql(context.names()), progression,
@@ -222,6 +233,9 @@ public final class AsyncDaemon implements ProjectionDaemon {
             registry.all().forEach(ShardAgent::start);
         }
         polling.start(this::pollOnce, Duration.ZERO);
+        if (push != null) {
+            push.start();
+        }
         DaemonSupervisor rounds = new DaemonSupervisor(polling, ownership, budget, registry, orphans, time);
         supervisor.start(() -> {
             rounds.run();
@@ -272,6 +286,9 @@ public final class AsyncDaemon implements ProjectionDaemon {
         }
         supervisor.stop();
         polling.stop();
+        if (push != null) {
+            push.stop();
+        }
         if (ownership != null) {
             // a stopping node takes no shard while its own drain, however long that takes
             ownership.halt();
@@ -308,14 +325,29 @@ public final class AsyncDaemon implements ProjectionDaemon {
 
     /**
      * Events appended in this JVM have committed: the detector looks now instead of at its next poll, so they reach
-     * the shards in milliseconds; polling stays the backstop for appends of other processes. A burst of appends
-     * coalesces into one detection. Also {@link #heal}s.
+     * the shards in milliseconds, and where the engine pushes the other nodes are told too ({@link CommitPush});
+     * polling stays the backstop. A burst of appends coalesces into one detection. Also {@link #heal}s.
      */
     public void appended() {
+        if (push != null) {
+            push.committed();
+        }
         if (running) {
             polling.runSoon();
         }
         heal();
+    }
+
+    /** Another node signalled a commit: detect now. */
+    private void wakeOnOtherNodesCommit() {
+        if (running) {
+            polling.runSoon();
+        }
+    }
+
+    /** Whether this node listens for other nodes' commits now (false where the engine cannot push). */
+    public boolean listeningForCommits() {
+        return push != null && push.listening();
     }
 
     /**

@@ -12,6 +12,7 @@ import java.time.OffsetDateTime;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -211,6 +212,11 @@ public interface Dialect {
      * refused or, worse, cut so that two shards share one lock. {@link Integer#MAX_VALUE} where the name is hashed.
      */
     int maxShardLockNameLength();
+
+    /** How this engine pushes "events committed" to listening nodes; empty where it cannot (they poll). */
+    default Optional<CommitSignals> commitSignals(TableNames names) {
+        return Optional.empty();
+    }
 
     /** How large a document index key may be here; refused before the write past it. */
     default IndexKeyLimit indexKeyLimit() {

@@ -6,8 +6,10 @@ import static dev.ferret.runtime.daemon.DaemonFixtures.withTally;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ferret.DatabaseEngine;
 import dev.ferret.DocumentStore;
 import dev.ferret.StoreOptions;
+import dev.ferret.daemon.DaemonMode;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
 import dev.ferret.runtime.testing.TestDatabase;
@@ -18,7 +20,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * An append that commits in this JVM wakes the detector at once: with a polling interval far longer than the test
- * waits, the appended events still reach the projection. Polling stays the backstop for other processes' appends.
+ * waits, the appended events still reach the projection. On PostgreSQL an append on another node does too (LISTEN/
+ * NOTIFY after its commit), also after the listening connection was killed; elsewhere polling is the backstop for
+ * other processes' appends.
  */
 @Tag("conformance")
 class PushWakeUpConformanceTest {
@@ -46,6 +50,43 @@ class PushWakeUpConformanceTest {
                 }
                 await().atMost(WITHIN).until(() -> tally(store, "burst").map(Tally::count).orElse(0L) == 20);
                 assertThat(store.daemon().status().highWaterMark().mark()).isEqualTo(23);
+            }
+        }
+    }
+
+    @Test
+    void anAppendOnAnotherNodeWakesThisNodeWherePostgresPushesAndAKilledListenerListensAgain() {
+        try (TestDatabase db = TestDatabase.create("pushnodes")) {
+            StoreOptions readerOptions = withTally(fastDaemon(db));
+            readerOptions.daemon().pollingInterval(POLL);
+            StoreOptions writerOptions = fastDaemon(db);
+            writerOptions.daemon().mode(DaemonMode.DISABLED);
+            try (DocumentStore reader = Ferret.createStore(readerOptions);
+                 DocumentStore writer = Ferret.createStore(writerOptions)) {
+                AsyncDaemon daemon = (AsyncDaemon) reader.daemon();
+                if (db.engine() != DatabaseEngine.POSTGRESQL) {
+                    // no push from the server: the other node's appends are seen at the next poll
+                    assertThat(daemon.listeningForCommits()).isFalse();
+                    return;
+                }
+                await().atMost(WITHIN).until(daemon::listeningForCommits);
+                appendTicks(writer, "remote", 2);
+                await().atMost(WITHIN).until(() -> tally(reader, "remote").map(Tally::count).orElse(0L) == 2);
+
+                // the listening session dies: the node listens again after a back-off and is woken as before
+                String listener = "SELECT COALESCE(MAX(pid), 0) FROM pg_stat_activity WHERE query = 'LISTEN ferret_"
+                        + db.schema() + "_pc_events'";
+                long killed = db.queryLong(listener);
+                assertThat(db.queryLong("SELECT count(pg_terminate_backend(" + killed + "))")).isOne();
+                await().atMost(WITHIN).until(() -> db.queryLong(listener) != 0 && db.queryLong(listener) != killed);
+                appendTicks(writer, "remote", 3);
+                await().atMost(WITHIN).until(() -> tally(reader, "remote").map(Tally::count).orElse(0L) == 5);
+                assertThat(reader.daemon().status().highWaterMark().mark()).isEqualTo(5);
+
+                // a stopped daemon stops listening and gives its connection back
+                daemon.stop();
+                await().atMost(WITHIN).until(() -> !daemon.listeningForCommits());
+                await().atMost(WITHIN).until(() -> db.queryLong(listener) == 0);
             }
         }
     }

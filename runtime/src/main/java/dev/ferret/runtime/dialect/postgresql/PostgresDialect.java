@@ -4,6 +4,7 @@ import dev.ferret.DatabaseEngine;
 import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
 import dev.ferret.runtime.dialect.AppendedRange;
+import dev.ferret.runtime.dialect.CommitSignals;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.DeadLetterSql;
 import dev.ferret.runtime.dialect.Dialect;
@@ -28,6 +29,7 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -417,6 +419,11 @@ public final class PostgresDialect implements Dialect {
     @Override
     public IndexKeyLimit indexKeyLimit() {
         return INDEX_KEY_LIMIT;
+    }
+
+    @Override
+    public Optional<CommitSignals> commitSignals(TableNames names) {
+        return Optional.of(new PostgresCommitSignals(names));
     }
 
     @Override
