@@ -149,6 +149,10 @@ public final class CatchUpBenchmark {
     }
 
     private DocumentStore store(HikariDataSource ds, DaemonMode mode, AsyncListener listener) {
+        return store(ds, mode, listener, true);
+    }
+
+    private DocumentStore store(HikariDataSource ds, DaemonMode mode, AsyncListener listener, boolean commitSignals) {
         Consumer<StoreOptions> configure = o -> {
             o.dataSource(ds).schema(schema).applyAllDatabaseChangesOnStartup(true);
             o.events().register(Tick.class);
@@ -158,7 +162,8 @@ public final class CatchUpBenchmark {
             if (listener != null) {
                 o.projections().asyncListeners().add(listener);
             }
-            o.daemon().mode(mode).pollingInterval(polling).batchSize(batch).maxBatchGrowth(growth);
+            o.daemon().mode(mode).pollingInterval(polling).batchSize(batch).maxBatchGrowth(growth)
+                    .commitSignals(commitSignals);
         };
         return Ferret.createStore(configure);
     }
@@ -254,8 +259,13 @@ public final class CatchUpBenchmark {
             results.put("(c2) ratio a2/b", String.format(Locale.ROOT, "%.3f", ceilingSeconds / rebuildSeconds));
         }
 
-        // (d) append-to-visible latency under a trickle
-        latency(ds);
+        // (d) append-to-visible latency under a trickle; on PostgreSQL also from a second node, with and without
+        // the commit signal (two stores on one database, as two nodes would be)
+        latency(ds, "(d)", false, true);
+        if (engine == DatabaseEngine.POSTGRESQL) {
+            latency(ds, "(e) other node, commit signals on:", true, true);
+            latency(ds, "(f) other node, commit signals off:", true, false);
+        }
     }
 
     /** One ceiling run; returns its seconds. */
@@ -350,7 +360,12 @@ public final class CatchUpBenchmark {
         volatile long saveNanos;
     }
 
-    private void latency(HikariDataSource ds) throws Exception {
+    /**
+     * Append-to-visible under a trickle: appended through the daemon's own store, or with {@code acrossNodes} through
+     * a second store on the same database whose daemon is off (another node, as far as the first can tell).
+     */
+    private void latency(HikariDataSource ds, String label, boolean acrossNodes, boolean commitSignals)
+            throws Exception {
         Map<String, Probe> probes = new ConcurrentHashMap<>();
         AsyncListener listener = new AsyncListener() {
             @Override
@@ -377,9 +392,11 @@ public final class CatchUpBenchmark {
         List<Probe> all = Collections.synchronizedList(new ArrayList<>());
         ExecutorService pollers = Executors.newFixedThreadPool(8);
         ScheduledExecutorService appender = Executors.newSingleThreadScheduledExecutor();
-        try (DocumentStore store = store(ds, DaemonMode.SOLO, listener)) {
+        try (DocumentStore store = store(ds, DaemonMode.SOLO, listener, commitSignals);
+             DocumentStore writer = acrossNodes ? store(ds, DaemonMode.DISABLED, null, commitSignals) : null) {
             store.waitForNonStaleProjectionData(Duration.ofMinutes(1));
-            log("trickle: " + appends + " appends at " + rate + "/s");
+            DocumentStore appending = writer != null ? writer : store;
+            log(label + " trickle: " + appends + " appends at " + rate + "/s");
             CountDownLatch done = new CountDownLatch(appends);
             ScheduledFuture<?> ticker = appender.scheduleAtFixedRate(() -> {
                 int k = issued.getAndIncrement();
@@ -392,7 +409,7 @@ public final class CatchUpBenchmark {
                 Probe probe = probes.computeIfAbsent(stream + "#" + expected, key -> new Probe());
                 try {
                     long before = System.nanoTime();
-                    try (DocumentSession session = store.openSession()) {
+                    try (DocumentSession session = appending.openSession()) {
                         session.events().append(stream, new Tick(-k));
                         session.saveChanges();
                     }
@@ -448,12 +465,13 @@ public final class CatchUpBenchmark {
                 }
             }
         }
-        results.put("(d) trickle", appends + " appends at " + rate + "/s for " + seconds + " s, 1 event each"
+        results.put(label + " trickle", appends + " appends at " + rate + "/s for " + seconds + " s, 1 event each"
                 + (timedOut.get() > 0 ? ", " + timedOut.get() + " not visible within 30 s" : ""));
-        results.put("(d) append-to-visible p50 / p99 (saveChanges returned → load() sees it, polled every "
+        results.put(label + " append-to-visible p50 / p99 (saveChanges returned → load() sees it, polled every "
                 + pollMs + " ms)", percentiles(visible));
-        results.put("(d) saveChanges returned → afterCommit of the daemon batch p50 / p99", percentiles(committed));
-        results.put("saveChanges of one event p50 / p99", percentiles(saves));
+        results.put(label + " saveChanges returned → afterCommit of the daemon batch p50 / p99",
+                percentiles(committed));
+        results.put(label + " saveChanges of one event p50 / p99", percentiles(saves));
     }
 
     private static String percentiles(List<Long> nanos) {
