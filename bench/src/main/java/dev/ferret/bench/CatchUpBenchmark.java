@@ -395,6 +395,12 @@ public final class CatchUpBenchmark {
         try (DocumentStore store = store(ds, DaemonMode.SOLO, listener, commitSignals);
              DocumentStore writer = acrossNodes ? store(ds, DaemonMode.DISABLED, null, commitSignals) : null) {
             store.waitForNonStaleProjectionData(Duration.ofMinutes(1));
+            // where the streams stand now: an earlier trickle of this run appended to them too
+            try (QuerySession session = store.querySession()) {
+                for (int i = 0; i < streams; i++) {
+                    counts[i] = session.load(Tally.class, "stream-" + i).map(Tally::count).orElse(0L);
+                }
+            }
             DocumentStore appending = writer != null ? writer : store;
             log(label + " trickle: " + appends + " appends at " + rate + "/s");
             CountDownLatch done = new CountDownLatch(appends);
