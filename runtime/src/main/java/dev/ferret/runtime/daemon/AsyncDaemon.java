@@ -8,7 +8,6 @@ import dev.ferret.daemon.DaemonStatus;
 import dev.ferret.daemon.DeadLetterEvent;
 import dev.ferret.daemon.ProjectionDaemon;
 import dev.ferret.daemon.RebuildProgress;
-import dev.ferret.daemon.ShardStatus;
 import dev.ferret.projections.Projection;
 import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.context.TimeSource;
@@ -76,6 +75,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
     private final NonStaleWait waits;
     /** Detection of the marks, on the scheduler thread. */
     private final MarkDetection detection;
+    private final StatusSnapshots snapshots;
     private volatile boolean running;
     private final DaemonMetrics metrics;
     /** The gauges' registration while running; written under this monitor by start and stop. */
@@ -112,11 +112,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 grace, time);
         RearmingLoop pollingLoop = polling;
         RearmingLoop supervisorLoop = supervisor;
-        this.push = executors.deliveries() == null || !settings.isCommitSignals() ? null
-                : context.dialect().commitSignals(context.names())
-                .map(signals -> new CommitPush(signals, context.dataSource(), executors.deliveries(),
-                        this::wakeOnOtherNodesCommit, Backoff.of(settings)))
-                .orElse(null);
+        this.push = CommitPush.of(context, settings, executors, this::detectSoon);
         CommitPush pushing = push;
         Runnable rearmLoops = () -> {
             // raised events are new events: detected now, as an application's appends are, and on every node
@@ -140,6 +136,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         this.detection = new MarkDetection(parts, registry, this::agentsFor, this::register);
         this.rebuilds = new Rebuild(parts, registry, operations, detection);
         this.waits = new NonStaleWait(parts, registry, ownership, detection, () -> running, this::heal);
+        this.snapshots = new StatusSnapshots(settings, registry, ownership, detection, polling, parts.outboxes());
         if (!context.partitionedByTenant()) {
             register(agentsFor(new LogPartition(null, context.databases().main())));
         }
@@ -241,7 +238,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
             rounds.run();
             return settings.getPollingInterval();
         }, settings.getPollingInterval());
-        observedByMetrics = metrics.observe(this::observedStatus);
+        observedByMetrics = metrics.observe(() -> snapshots.observed(running));
         LOG.info("Async daemon started in {} mode with {}", settings.getMode(), context.partitionedByTenant()
                 ? appliers.size() + " projections per tenant" : registry.size() + " shards");
     }
@@ -332,14 +329,12 @@ public final class AsyncDaemon implements ProjectionDaemon {
         if (push != null) {
             push.committed();
         }
-        if (running) {
-            polling.runSoon();
-        }
+        detectSoon();
         heal();
     }
 
-    /** Another node signalled a commit: detect now. */
-    private void wakeOnOtherNodesCommit() {
+    /** Detects now rather than at the next poll (events committed here, or another node signalled its commit). */
+    private void detectSoon() {
         if (running) {
             polling.runSoon();
         }
@@ -368,25 +363,9 @@ public final class AsyncDaemon implements ProjectionDaemon {
      */
     @Override
     public DaemonStatus status() {
-        List<ShardStatus> statuses = statuses();
-        boolean on = running;
-        List<String> problems = on ? LivenessProblems.of(settings, polling, ownership, statuses) : List.of();
-        DaemonStatus status = new DaemonStatus(settings.getMode(), on, detection.markStatus(), statuses,
-                on ? polling.sinceLastRun() : Duration.ZERO, problems, parts.outboxes().sweptStatus());
+        DaemonStatus status = snapshots.full(running);
         heal();
         return status;
-    }
-
-    /** The state the gauges read at each collection: no healing, no database work. */
-    private DaemonStatus observedStatus() {
-        return new DaemonStatus(settings.getMode(), running, detection.markStatus(), statuses());
-    }
-
-    private List<ShardStatus> statuses() {
-        Set<String> here = ownership == null ? null : ownership.runningHere();
-        List<ShardStatus> statuses = new ArrayList<>(registry.size());
-        registry.all().forEach(agent -> statuses.add(agent.status(here == null || here.contains(agent.name()))));
-        return statuses;
     }
 
     /** Waits for the shards {@code feeds} selects to reach the mark as it stands now. */

@@ -1,5 +1,7 @@
 package dev.ferret.runtime.daemon;
 
+import dev.ferret.daemon.DaemonSettings;
+import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.dialect.CommitSignals;
 import dev.ferret.runtime.retry.Backoff;
 import java.sql.Connection;
@@ -54,6 +56,20 @@ final class CommitPush {
         this.threads = threads;
         this.wake = wake;
         this.backoff = backoff;
+    }
+
+    /**
+     * The push of a store whose engine has one and whose settings want it; null otherwise (or without threads for
+     * blocking calls), and the daemon polls.
+     */
+    static CommitPush of(StoreContext context, DaemonSettings settings, DaemonExecutors executors, Runnable wake) {
+        if (executors.deliveries() == null || !settings.isCommitSignals()) {
+            return null;
+        }
+        return context.dialect().commitSignals(context.names())
+                .map(signals -> new CommitPush(signals, context.dataSource(), executors.deliveries(), wake,
+                        Backoff.of(settings)))
+                .orElse(null);
     }
 
     /** Starts listening; a loop already running is left as it is. */
