@@ -162,11 +162,11 @@ class ConsoleIT {
 
     @Test
     void inChromiumTheOperatorSkipsAPoisonEventDiscardsItsDeadLetterAndWatchesARebuild() throws Exception {
-        Path chromium = Path.of(System.getProperty("it.chromium", "/usr/bin/chromium"));
-        Path chromedriver = Path.of(System.getProperty("it.chromedriver", "/usr/bin/chromedriver"));
-        assertThat(chromium).as("Debian's chromium (build/ensure-chromium.sh installs it)").isExecutable();
-        assertThat(chromedriver).as("Debian's chromium-driver (build/ensure-chromium.sh installs it)")
-                .isExecutable();
+        Browser browser = Browser.found();
+        Path chromium = browser.chromium();
+        Path chromedriver = browser.chromedriver();
+        assertThat(chromium).as("the browser build/ensure-chromium.sh found").isExecutable();
+        assertThat(chromedriver).as("the chromedriver build/ensure-chromium.sh found").isExecutable();
         Path screenshots = Files.createDirectories(Path.of(System.getProperty("it.screenshots",
                 "target/screenshots")));
 

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The liberty-sample WAR, deployed as built on each server (as {@code ferret.war}; its {@code jboss-web.xml} puts it at
  * {@code /ferret} on WildFly as well), and its
- * HTML status page looked at by headless Chromium ({@code /usr/bin/chromium}, Debian package {@code chromium}): the
+ * HTML status page looked at by headless Chromium (the browser build/ensure-chromium.sh found): the
  * page must show a shard row, and a screenshot of it is left in {@code target/screenshots}.
  */
 @ExtendWith(ArquillianExtension.class)
@@ -53,7 +53,8 @@ class SampleStatusPageIT {
 
     @Test
     void theStatusPageShowsTheShardsInChromium() throws Exception {
-        Path chromium = Path.of(System.getProperty("it.chromium", "/usr/bin/chromium"));
+        Browser browser = Browser.found();
+        Path chromium = browser.chromium();
         assertThat(Files.isExecutable(chromium))
                 .as("%s is needed (build/ensure-chromium.sh installs it before the tests)", chromium)
                 .isTrue();
