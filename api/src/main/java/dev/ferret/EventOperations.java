@@ -14,8 +14,22 @@ public interface EventOperations {
      */
     void append(String streamId, List<?> events);
 
-    /** Appends to a stream, creating it when it does not exist. */
+    /**
+     * Appends to a stream, creating it when it does not exist. A leading {@code Integer} or {@code Long} is the
+     * version the stream must be at, as in {@code append(id, 2, event)}: a number is never an event (events are JSON
+     * objects), so this reads the habit of other event stores the way it is meant, the same as
+     * {@link #append(String, long, List)}.
+     */
     default void append(String streamId, Object... events) {
+        if (events != null && events.length > 0 && (events[0] instanceof Integer || events[0] instanceof Long)) {
+            long expectedVersion = ((Number) events[0]).longValue();
+            if (events.length == 1) {
+                throw new IllegalArgumentException("append to stream '" + streamId + "' at expected version "
+                        + expectedVersion + " names no event");
+            }
+            append(streamId, expectedVersion, Arrays.asList(events).subList(1, events.length));
+            return;
+        }
         append(streamId, events == null ? null : Arrays.asList(events));
     }
 

@@ -33,7 +33,7 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
         this.session = session;
         this.mapping = mapping;
         this.sql = new QuerySql(session.context.dialect(), session.context.names(), mapping.sql(), mapping.type(),
-                mapping::indexedExpression);
+                mapping::indexedExpression, mapping.checksPaths());
     }
 
     @Override

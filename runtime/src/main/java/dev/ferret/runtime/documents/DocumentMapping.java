@@ -48,6 +48,11 @@ public final class DocumentMapping<T> {
     private final Map<String, String> indexedExpressions = new HashMap<>();
     /** Each generated column's path, so that two paths never share a column (one would read the other's values). */
     private final Map<String, String> columnPaths = new HashMap<>();
+    /**
+     * Whether query and index paths must name the class's declared properties: set once at startup, before any
+     * session sees the mapping; off when the application serializes documents itself (its naming is not known).
+     */
+    private boolean checksPaths;
     /** The declared indexes whose keys the engine limits, checked before every write. */
     private final List<IndexedValues> limitedIndexes = new ArrayList<>();
 
@@ -92,6 +97,13 @@ public final class DocumentMapping<T> {
                 path = PropertyPath.parse(text);
             } catch (IllegalArgumentException e) {
                 throw new ConfigurationException("index of document " + type.getName() + ": " + e.getMessage());
+            }
+            if (checksPaths) {
+                try {
+                    PropertyTypes.requireDeclared(type, path);
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigurationException("index of document " + type.getName() + ": " + e.getMessage());
+                }
             }
             ValueKind kind = PropertyTypes.at(type, path).map(ValueKind::ofType).orElse(ValueKind.TEXT);
             String column = identifier("q_" + flattened(path.segments()));
@@ -146,6 +158,16 @@ public final class DocumentMapping<T> {
         for (IndexedValues index : limitedIndexes) {
             index.check(name, tenantId, id, json);
         }
+    }
+
+    /** See {@link #checksPaths()}; called by {@link DocumentMappings} before any index is added. */
+    void checkPaths(boolean on) {
+        this.checksPaths = on;
+    }
+
+    /** Whether query and index paths must name a property the document class declares. */
+    public boolean checksPaths() {
+        return checksPaths;
     }
 
     /** The schema objects of this type's declared indexes. */

@@ -67,6 +67,10 @@ public final class DocumentMappings {
                 readVersions.merge(type, aggregate.version(), Math::max);
             }
         }
+        // documents Ferret serializes have the names their classes declare; an application's own serializer may rename
+        boolean checkPaths = options.getSerializer() == null;
+        mappings.values().forEach(mapping -> mapping.checkPaths(checkPaths));
+        versioned.values().forEach(mapping -> mapping.checkPaths(checkPaths));
         Map<Class<?>, DocumentMapping<?>> reads = new LinkedHashMap<>(mappings);
         readVersions.forEach((type, version) -> reads.put(type, versioned.get(key(type, version))));
         for (StoreOptions.DocumentIndex index : options.documents().indexes()) {

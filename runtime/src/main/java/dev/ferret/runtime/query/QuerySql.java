@@ -43,6 +43,7 @@ public final class QuerySql {
     private final TableNames names;
     private final DocumentSql documentSql;
     private final Class<?> documentType;
+    private final boolean checkPaths;
     /** What to write for a path read as a kind where a declared index covers it; empty where none does. */
     private final BiFunction<String, ValueKind, Optional<String>> indexed;
     private final List<Filter> filters = new ArrayList<>();
@@ -52,8 +53,13 @@ public final class QuerySql {
     /** The order keys' values of the document to start after, then its id; null when not paging by keyset. */
     private List<Object> after;
 
+    /**
+     * @param checkPaths whether a path must name a property {@code documentType} declares (a typo is refused at the
+     *                   call rather than matching nothing)
+     */
     public QuerySql(Dialect dialect, TableNames names, DocumentSql documentSql, Class<?> documentType,
-                    BiFunction<String, ValueKind, Optional<String>> indexed) {
+                    BiFunction<String, ValueKind, Optional<String>> indexed, boolean checkPaths) {
+        this.checkPaths = checkPaths;
         this.dialect = dialect;
         this.names = names;
         this.documentSql = documentSql;
@@ -69,7 +75,7 @@ public final class QuerySql {
     }
 
     public QuerySql orderBy(String path, boolean descending) {
-        PropertyPath parsed = PropertyPath.parse(path);
+        PropertyPath parsed = path(path);
         order.add(new OrderKey(parsed, PropertyTypes.at(documentType, parsed).map(ValueKind::ofType)
                 .orElse(ValueKind.TEXT), descending));
         return this;
@@ -197,13 +203,13 @@ public final class QuerySql {
 
     private String render(Filter filter, List<Param> params) {
         if (filter instanceof Filter.Compare compare) {
-            PropertyPath path = PropertyPath.parse(compare.path());
+            PropertyPath path = path(compare.path());
             ValueKind kind = kindAt(path, compare.value());
             params.add(new Param(kind, kind.convert(compare.value(), path.text())));
             return expression(path, kind) + " " + compare.operator().sql() + " ?";
         }
         if (filter instanceof Filter.In in) {
-            PropertyPath path = PropertyPath.parse(in.path());
+            PropertyPath path = path(in.path());
             ValueKind kind = kindAt(path, in.values().get(0));
             List<String> marks = new ArrayList<>();
             for (Object value : in.values()) {
@@ -213,11 +219,11 @@ public final class QuerySql {
             return expression(path, kind) + " IN (" + String.join(", ", marks) + ")";
         }
         if (filter instanceof Filter.Null isNull) {
-            return expression(PropertyPath.parse(isNull.path()), ValueKind.TEXT)
+            return expression(path(isNull.path()), ValueKind.TEXT)
                     + (isNull.isNull() ? " IS NULL" : " IS NOT NULL");
         }
         if (filter instanceof Filter.StartsWith starts) {
-            PropertyPath path = PropertyPath.parse(starts.path());
+            PropertyPath path = path(starts.path());
             params.add(new Param(ValueKind.TEXT, likePrefix(starts.prefix())));
             return expression(path, ValueKind.TEXT) + " LIKE ? ESCAPE '\\'";
         }
@@ -227,6 +233,15 @@ public final class QuerySql {
             rendered.add(render(part, params));
         }
         return "(" + String.join(filter instanceof Filter.And ? " AND " : " OR ", rendered) + ")";
+    }
+
+    /** {@code text} parsed, and checked against the document class where it declares its properties. */
+    private PropertyPath path(String text) {
+        PropertyPath path = PropertyPath.parse(text);
+        if (checkPaths) {
+            PropertyTypes.requireDeclared(documentType, path);
+        }
+        return path;
     }
 
     /** The declared kind at {@code path}, else the kind of {@code value}'s own type. */

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ferret.DocumentQuery;
 import dev.ferret.DocumentSession;
+import jakarta.json.bind.annotation.JsonbProperty;
+import java.util.Map;
+import dev.ferret.ConfigurationException;
 import dev.ferret.DocumentStore;
 import dev.ferret.Filter;
 import dev.ferret.QuerySession;
@@ -196,5 +199,48 @@ class DocumentQueryConformanceTest {
             assertThatThrownBy(() -> query(session).limit(0)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("limit must be 1 or more");
         }
+    }
+
+    public record Labelled(String id, @JsonbProperty("label_text") String label, Map<String, Object> extra) {
+    }
+
+    @Test
+    void aMistypedPathIsRefusedAtTheCallNamingTheNearestPropertyWhereTheClassDeclaresItsProperties() {
+        try (QuerySession session = store.querySession()) {
+            assertThatThrownBy(() -> session.query(Sale.class).where("stauts", "open"))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'stauts'").hasMessageContaining("Sale has no property 'stauts'")
+                    .hasMessageContaining("did you mean 'status'?");
+            assertThatThrownBy(() -> session.query(Sale.class).where(Filter.eq("buyer.adress.city", "Oslo")))
+                    .hasMessageContaining("Buyer has no property 'adress'").hasMessageContaining("'address'");
+            assertThatThrownBy(() -> session.query(Sale.class).orderBy("placed"))
+                    .hasMessageContaining("Sale has no property 'placed'");
+            // what the class declares is taken, nested too
+            assertThat(session.query(Sale.class).where(Filter.eq("buyer.address.city", "Oslo")).toList())
+                    .extracting(Sale::id).containsExactlyInAnyOrder("s1", "s3");
+        }
+    }
+
+    @Test
+    void jsonbNamesAndMapsAreTakenAsTheJsonHasThem() {
+        TestDatabase db = resources.database("jsonbnames");
+        DocumentStore labelled = resources.add(Ferret.createStore(db.options().documents()
+                .register(Labelled.class).index(Labelled.class, "label_text").and()));
+        try (DocumentSession session = labelled.openSession()) {
+            session.store(new Labelled("l1", "red", Map.of("size", "XL")));
+            session.saveChanges();
+        }
+        try (QuerySession session = labelled.querySession()) {
+            assertThat(session.query(Labelled.class).where("label_text", "red").toList()).hasSize(1);
+            // below a map the JSON is not known: any key is a path
+            assertThat(session.query(Labelled.class).where("extra.size", "XL").toList()).hasSize(1);
+            assertThat(session.query(Labelled.class).where("extra.colour", "XL").toList()).isEmpty();
+        }
+        // an index on a path the class does not declare fails the start, naming it
+        assertThatThrownBy(() -> Ferret.createStore(resources.database("badindex").options().documents()
+                .register(Labelled.class).index(Labelled.class, "lable_text").and()))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("Labelled has no property 'lable_text'")
+                .hasMessageContaining("did you mean 'label_text'?");
     }
 }

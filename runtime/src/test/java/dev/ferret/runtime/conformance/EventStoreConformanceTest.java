@@ -121,6 +121,33 @@ class EventStoreConformanceTest {
     }
 
     @Test
+    void theExpectedVersionHabitAppendIdVersionEventDoesWhatItSays() {
+        String stream = newStreamId();
+        try (DocumentSession session = store.openSession()) {
+            // 0: the stream must not exist yet
+            session.events().append(stream, 0, new OrderPlaced("o7", "eve", 1));
+            session.saveChanges();
+        }
+        try (DocumentSession session = store.openSession()) {
+            session.events().append(stream, 1L, new OrderShipped("o7", "ups"), new OrderShipped("o7", "dhl"));
+            session.saveChanges();
+        }
+        assertThat(store.querySession().fetchStreamState(stream).orElseThrow().version()).isEqualTo(3);
+        assertThat(store.querySession().fetchStream(stream)).hasSize(3)
+                .allSatisfy(event -> assertThat(event.data()).isNotInstanceOf(Number.class));
+        try (DocumentSession session = store.openSession()) {
+            session.events().append(stream, 1, new OrderShipped("o7", "late"));
+            assertThatThrownBy(session::saveChanges).isInstanceOf(ConcurrencyException.class)
+                    .hasMessageContaining("expected version 1").hasMessageContaining("found version 3");
+        }
+        try (DocumentSession session = store.openSession()) {
+            assertThatThrownBy(() -> session.events().append(stream, 3))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("names no event");
+        }
+        assertThat(store.querySession().fetchStreamState(stream).orElseThrow().version()).isEqualTo(3);
+    }
+
+    @Test
     void wrongExpectedVersionThrowsAndWritesNothingOfTheUnitOfWork() {
         String stream = newStreamId();
         try (DocumentSession session = store.openSession()) {

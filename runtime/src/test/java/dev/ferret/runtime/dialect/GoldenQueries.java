@@ -56,6 +56,6 @@ final class GoldenQueries {
     }
 
     private static QuerySql query(Dialect dialect, TableNames names, DocumentSql sql) {
-        return new QuerySql(dialect, names, sql, Order.class, (path, kind) -> Optional.empty());
+        return new QuerySql(dialect, names, sql, Order.class, (path, kind) -> Optional.empty(), true);
     }
 }
