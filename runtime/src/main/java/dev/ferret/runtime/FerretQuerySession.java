@@ -192,7 +192,7 @@ class FerretQuerySession implements QuerySession {
 
     DatabaseException failure(String doing, SQLException e) {
         return new DatabaseException(doing + " failed on " + store.engine() + " (SQLState " + e.getSQLState()
-                + ", code " + e.getErrorCode() + "): " + e.getMessage(), e);
+                + ", code " + e.getErrorCode() + "): " + e.getMessage(), e, context.dialect().isTransientCause(e));
     }
 
     void ensureOpen() {
