@@ -2,6 +2,8 @@ package dev.ferret;
 
 import dev.ferret.daemon.ProjectionDaemon;
 import java.time.Duration;
+import java.util.ServiceLoader;
+import java.util.function.Consumer;
 
 /**
  * The entry point: one per database (or tenant set), thread-safe, long-lived. Sessions are cheap and short-lived.
@@ -10,6 +12,30 @@ import java.time.Duration;
  * in by the application is left open.
  */
 public interface DocumentStore extends AutoCloseable {
+
+    /**
+     * Builds a store in Java SE (in a Jakarta EE container, inject {@code DocumentStore} instead): connects, detects
+     * the engine, applies or verifies the schema, and starts the daemon in its mode. Needs Ferret's runtime
+     * ({@code ferret-runtime}) on the class path.
+     *
+     * @throws ConfigurationException naming the setting and its value when the options cannot work, or when no
+     *                                runtime is on the class path
+     * @throws DatabaseException      naming the URL (without its password) when the database cannot be reached
+     */
+    static DocumentStore create(StoreOptions options) {
+        return ServiceLoader.load(StoreFactory.class, DocumentStore.class.getClassLoader()).findFirst()
+                .or(() -> ServiceLoader.load(StoreFactory.class).findFirst())
+                .orElseThrow(() -> new ConfigurationException("no Ferret runtime on the class path: add the"
+                        + " dependency dev.ferret:ferret-runtime"))
+                .create(options);
+    }
+
+    /** {@link #create(StoreOptions)} of options {@code configure} sets. */
+    static DocumentStore create(Consumer<StoreOptions> configure) {
+        StoreOptions options = new StoreOptions();
+        configure.accept(options);
+        return create(options);
+    }
 
     /** Opens a read-only session for the default tenant. */
     QuerySession querySession();

@@ -27,6 +27,7 @@ class PublicTypesTest {
             "dev.ferret.runtime.Ferret",
             "dev.ferret.runtime.FerretDocumentStore",
             "dev.ferret.runtime.JsonbSerializer",
+            "dev.ferret.runtime.RuntimeStoreFactory",
             "dev.ferret.runtime.StoreSeams",
             "dev.ferret.runtime.context.StoreContext",
             "dev.ferret.runtime.context.TenantDatabases",

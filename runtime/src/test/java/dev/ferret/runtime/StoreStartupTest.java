@@ -29,6 +29,22 @@ class StoreStartupTest {
     }
 
     @Test
+    void theApisOwnEntryPointFindsTheRuntimeAndBuildsAWorkingStore() {
+        try (DocumentStore store = DocumentStore.create(o -> o.connection("jdbc:h2:mem:entry;DB_CLOSE_DELAY=-1",
+                null, null).applyAllDatabaseChangesOnStartup(true).events().register(Ping.class))) {
+            assertThat(store.engine()).isEqualTo(DatabaseEngine.H2);
+            try (DocumentSession session = store.openSession()) {
+                session.events().append("pings", new Ping("p"));
+                session.saveChanges();
+            }
+            assertThat(store.querySession().fetchStream("pings")).hasSize(1);
+        }
+    }
+
+    public record Ping(String id) {
+    }
+
+    @Test
     void anUnreachableUrlFailsNamingTheUrlAndEngineButNotThePassword() {
         assertThatThrownBy(() -> Ferret.createStore(o -> o.connection(
                 "jdbc:postgresql://127.0.0.1:1/nowhere?user=ferret&password=s3cret", null, "other-secret")))
