@@ -101,7 +101,7 @@ public final class DaemonSettings {
             Long.class, 0L, new Rule<>("0 (unbounded) or more", n -> n >= 0),
             "most events this node's agents may have loaded but not committed; agents wait for room in one FIFO"
                     + " line, and a load is always allowed when nothing is in flight;"
-                    + " see [Many tenants](#many-tenants)");
+                    + " see [Many tenants](tenancy.md#many-tenants)");
     public static final Setting<Double> TENANT_LOAD_MEMORY_THRESHOLD = declare("tenantLoadMemoryThreshold",
             "daemon.tenant-load-memory-threshold", Double.class, 0.9,
             new Rule<>("a fraction of the maximum heap in (0, 1]", f -> f > 0 && f <= 1),

@@ -31,7 +31,7 @@ import java.lang.annotation.Target;
  * discovered in an {@code annotated} bean archive. The scope must stay {@code @Dependent}: a projection's methods are
  * final and cannot go through a client proxy. Every projection is instantiated once, when the application starts.
  *
- * <p>This annotation lives in {@code ferret-cdi-extension}, not in {@code ferret-api}, to keep the API free of
+ * <p>This annotation lives in {@code ferret-cdi}, not in {@code ferret-api}, to keep the API free of
  * CDI types: Java SE users never need it.
  */
 @Stereotype

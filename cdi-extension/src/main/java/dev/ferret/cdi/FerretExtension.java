@@ -202,7 +202,7 @@ public class FerretExtension implements Extension {
         List<String> unknown = read.unknownKeys(configNames());
         if (!unknown.isEmpty()) {
             LOG.warning("Ferret configuration: no Ferret setting reads " + String.join(", ", unknown)
-                    + "; they are ignored (every key is listed in the README of ferret-cdi-extension)");
+                    + "; they are ignored (every key is listed in the README of ferret-cdi)");
         }
         this.settings = read;
         FerretSettings.keysWithoutEffect(configNames()).forEach(LOG::warning);

@@ -39,7 +39,7 @@ class ReadmeTablesTest {
             expected.add("| `" + setting.property() + "` | " + setting.values() + " | "
                     + readable(setting.defaultValue()) + " | " + setting.description() + " |");
         }
-        assertTableMatches(Path.of("..", "README.md"), "| setting (`options.daemon()`)", "| `", expected);
+        assertTableMatches(Path.of("..", "docs", "guide", "daemon.md"), "| setting (`options.daemon()`)", "| `", expected);
     }
 
     /** Compares the rows of the first table after the line starting {@code header} by their first cell. */

@@ -92,6 +92,11 @@ public final class Ferret {
     }
 
     static HikariDataSource openPool(String url, String username, String password, String description) {
+        if (url.startsWith("jdbc:h2:") && !onClassPath("org.h2.Driver")) {
+            throw new ConfigurationException("cannot open " + description + ": embedded H2 is the database when"
+                    + " nothing is configured, and it is not on the class path. Add com.h2database:h2, or configure"
+                    + " a data source or a connection URL (StoreOptions.dataSource / connection)");
+        }
         HikariConfig config = new HikariConfig();
         config.setPoolName("ferret");
         config.setJdbcUrl(url);
@@ -104,6 +109,15 @@ public final class Ferret {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             throw new DatabaseException("cannot connect to " + description + " (" + engineHint(description) + "): "
                     + cause.getMessage(), e);
+        }
+    }
+
+    private static boolean onClassPath(String className) {
+        try {
+            Class.forName(className, false, Ferret.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
         }
     }
 

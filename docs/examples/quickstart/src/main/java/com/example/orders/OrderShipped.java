@@ -1,0 +1,4 @@
+package com.example.orders;
+
+public record OrderShipped(String carrier) {
+}
