@@ -7,7 +7,7 @@ import java.util.function.Predicate;
 /**
  * One daemon setting, declared once in {@link DaemonSettings}. Everything about it comes from this declaration: the
  * setter's validation and its message, the container's MicroProfile Config key ({@code ferret.} + {@link #key()}),
- * and its rows in the README tables (a test compares them).
+ * and its rows in the settings tables of the daemon guide and the extension's README (a test compares them).
  *
  * @param <T> the value's type: {@link Duration}, {@link Integer}, {@link Long}, {@link Double}, {@link Boolean} or
  *            {@link DaemonMode}

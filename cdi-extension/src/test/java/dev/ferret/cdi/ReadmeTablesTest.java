@@ -88,7 +88,7 @@ class ReadmeTablesTest {
         return row.substring(1, row.indexOf(" |", 2)).trim();
     }
 
-    /** A default as the main README shows it: 500 ms, 3 s, 2 min, 1 h. */
+    /** A default as the daemon guide shows it: 500 ms, 3 s, 2 min, 1 h. */
     private static String readable(Object value) {
         if (value instanceof Duration d) {
             if (d.toMillis() < 1000 || d.toMillis() % 1000 != 0) {

@@ -96,9 +96,10 @@ public interface Dialect {
     /**
      * Makes the sequence numbers a unit of work's event inserts just drew (the rows of each of {@code ranges}, in
      * the open transaction on {@code connection}) recognisable as in flight until that transaction ends, then checks
-     * that the high water mark has not already passed them. Called right after the event inserts; see README "Holes
-     * and their owners" for why this order cannot lose a committed event. One check covers every range: the mark
-     * only ever passes a number with every number below it, so a mark past any drawn number is past the lowest.
+     * that the high water mark has not already passed them. Called right after the event inserts; see
+     * docs/guide/daemon.md, "Holes and their owners", for why this order cannot lose a committed event. One check
+     * covers every range: the mark only ever passes a number with every number below it, so a mark past any drawn
+     * number is past the lowest.
      *
      * @return what to run once the transaction has ended (nothing, where the engine ends the ownership with it)
      * @throws SequencesPassedException when the detector found a drawn number without an owner before this call

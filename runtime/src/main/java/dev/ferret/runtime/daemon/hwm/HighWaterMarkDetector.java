@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * transaction the detector takes the owner locks of the hole's numbers without waiting, re-reads the range, and
  * raises the persisted mark past it. A held lock means the owner is open: the mark holds (reported as a stall past
  * the stale threshold) and nothing waits on anything. No store-wide lock is taken. Only past the forced-skip
- * threshold is an owned hole skipped, loudly. README "Holes and their owners" gives the argument that no committed
- * event is passed.
+ * threshold is an owned hole skipped, loudly. docs/guide/daemon.md, "Holes and their owners", gives the argument
+ * that no committed event is passed.
  *
  * <p>All state is owned by the single thread that calls {@link #detect()}; {@link #mark()} and {@link #status()}
  * publish it to other threads.

@@ -13,7 +13,7 @@ import java.util.concurrent.ConcurrentMap;
  * its inserts drew and withdraws them once its transaction has ended; the detector passes a hole only when none of
  * its numbers is registered, and from then on a registration of a number at or below what it passed is refused.
  * Both steps run under this object's monitor, so for any one number exactly one of them comes first, which is the
- * whole argument (README "Holes and their owners").
+ * whole argument (docs/guide/daemon.md, "Holes and their owners").
  *
  * <p>Every field is guarded by the monitor; any thread calls any method. Only appends and a detector in this JVM
  * see it, which is what embedded H2 allows (one process opens the database). With H2 in server mode and writers in
