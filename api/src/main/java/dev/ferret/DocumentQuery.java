@@ -44,8 +44,8 @@ public interface DocumentQuery<T> {
     DocumentQuery<T> startAfter(T last);
 
     /**
-     * Before running, waits until the async shards that write this document type have caught up with the high water
-     * mark as it stands now.
+     * Waits now, at this call, until the async shards that write this document type have caught up with the high
+     * water mark as it stands now; the query then reads at least that state whenever it runs.
      *
      * @throws dev.ferret.daemon.NonStaleTimeoutException when they did not within {@code timeout}
      */

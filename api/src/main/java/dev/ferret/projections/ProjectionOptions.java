@@ -146,37 +146,51 @@ public final class ProjectionOptions {
         subscriptions.forEach(replay::subscribe);
     }
 
-    private SideEffectPublisher sideEffectPublisher = message -> { };
+    private SideEffectPublisher messagePublisher = message -> { };
     private Consumer<Object> payloadPublisher = message -> { };
 
     /**
-     * Receives every message projections publish as a side effect, from the durable outbox after its page committed:
-     * at least once, so a receiver must tolerate a repeat. {@link #outboxPublisher} also hands over the message id.
+     * Receives the payload of every message projections publish as a side effect, from the durable outbox after its
+     * page committed: at least once, so a receiver must tolerate a repeat. {@link #publishMessages} also hands over
+     * each message's stable id.
      */
-    public ProjectionOptions sideEffectPublisher(Consumer<Object> publisher) {
+    public ProjectionOptions publishPayloads(Consumer<Object> publisher) {
         Consumer<Object> payloads = Projection.require(publisher, "publisher");
         this.payloadPublisher = payloads;
-        this.sideEffectPublisher = message -> payloads.accept(message.payload());
+        this.messagePublisher = message -> payloads.accept(message.payload());
         return this;
     }
 
-    /** As {@link #sideEffectPublisher(Consumer)}, with each message's stable id for an idempotent receiver. */
-    public ProjectionOptions outboxPublisher(SideEffectPublisher publisher) {
-        SideEffectPublisher outbox = Projection.require(publisher, "publisher");
-        this.sideEffectPublisher = outbox;
+    /** As {@link #publishPayloads}, with each message whole: its stable id (for an idempotent receiver) and payload. */
+    public ProjectionOptions publishMessages(SideEffectPublisher publisher) {
+        SideEffectPublisher messages = Projection.require(publisher, "publisher");
+        this.messagePublisher = messages;
         this.payloadPublisher = payload -> {
             throw new UnsupportedOperationException("the side-effect publisher takes outbox messages with ids");
         };
         return this;
     }
 
-    /** The payload-only view of {@link #sideEffectPublisher(Consumer)}. */
+    /** @deprecated the name read as if it took the outbox's messages; it takes payloads: {@link #publishPayloads}. */
+    @Deprecated
+    public ProjectionOptions sideEffectPublisher(Consumer<Object> publisher) {
+        return publishPayloads(publisher);
+    }
+
+    /** @deprecated the name read as the payload view; it takes whole messages: {@link #publishMessages}. */
+    @Deprecated
+    public ProjectionOptions outboxPublisher(SideEffectPublisher publisher) {
+        return publishMessages(publisher);
+    }
+
+    /** The payload-only view of {@link #publishPayloads}. */
     public Consumer<Object> getSideEffectPublisher() {
         return payloadPublisher;
     }
 
+    /** What every outbox message is handed to. */
     public SideEffectPublisher getOutboxPublisher() {
-        return sideEffectPublisher;
+        return messagePublisher;
     }
 
     /** Listeners called around every async batch commit. */

@@ -9,7 +9,7 @@ package dev.ferret.projections;
 public interface SideEffects {
 
     /**
-     * A message for {@code options.projections().sideEffectPublisher(...)}; stored as JSON of its class until
+     * A message for {@code options.projections().publishPayloads(...)}; stored as JSON of its class until
      * delivered, so it must be JSON-B serializable.
      */
     void publish(Object message);

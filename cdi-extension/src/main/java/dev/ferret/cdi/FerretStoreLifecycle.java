@@ -181,7 +181,7 @@ public class FerretStoreLifecycle {
             options.projections().add(r.projection(), r.lifecycle());
         }
         extension.subscriptions().forEach(options.projections()::subscribe);
-        options.projections().outboxPublisher(new CdiOutboxPublisher(events));
+        options.projections().publishMessages(new CdiOutboxPublisher(events));
         // last word to the application: what MicroProfile Config cannot say (a publisher, a serializer, listeners)
         events.select(StoreOptions.class).fire(options);
         TransactionRunner transactions = settings.transactions() == FerretSettings.Transactions.JDBC

@@ -129,7 +129,7 @@ class CompositeConformanceTest {
             options.dataSource(dataSource);
         }
         options.daemon().batchSize(1_000);
-        options.projections().sideEffectPublisher(message -> publishedByVersion
+        options.projections().publishPayloads(message -> publishedByVersion
                 .computeIfAbsent(((Published) message).version(), v -> new AtomicInteger()).incrementAndGet());
         return options;
     }

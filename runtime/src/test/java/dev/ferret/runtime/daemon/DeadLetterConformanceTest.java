@@ -81,7 +81,7 @@ class DeadLetterConformanceTest {
 
     private DocumentStore open(StoreOptions options) {
         options.daemon().skipApplyErrors(true);
-        options.projections().sideEffectPublisher(published::add);
+        options.projections().publishPayloads(published::add);
         DocumentStore store = Ferret.createStore(options);
         toClose.add(0, store);
         return store;

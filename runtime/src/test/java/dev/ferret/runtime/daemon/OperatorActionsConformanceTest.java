@@ -116,7 +116,7 @@ class OperatorActionsConformanceTest {
     private StoreOptions options(TestDatabase db) {
         StoreOptions options = fastDaemon(db);
         options.daemon().skipApplyErrors(true);
-        options.projections().add(ledger(), Lifecycle.ASYNC).sideEffectPublisher(published::add);
+        options.projections().add(ledger(), Lifecycle.ASYNC).publishPayloads(published::add);
         return options;
     }
 

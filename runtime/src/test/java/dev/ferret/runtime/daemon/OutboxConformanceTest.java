@@ -81,7 +81,7 @@ class OutboxConformanceTest {
     private static StoreOptions node(TestDatabase db, Snapshot<Tally> projection, List<OutboxMessage> delivered) {
         StoreOptions options = fastDaemon(db);
         options.events().register(Echo.class);
-        options.projections().add(projection, Lifecycle.ASYNC).outboxPublisher(delivered::add);
+        options.projections().add(projection, Lifecycle.ASYNC).publishMessages(delivered::add);
         return options;
     }
 
@@ -122,7 +122,7 @@ class OutboxConformanceTest {
         try (TestDatabase db = TestDatabase.create("outboxfail")) {
             StoreOptions options = fastDaemon(db);
             options.daemon().stalledShardThreshold(Duration.ofMillis(300));
-            options.projections().add(outboxed(false), Lifecycle.ASYNC).outboxPublisher(message -> {
+            options.projections().add(outboxed(false), Lifecycle.ASYNC).publishMessages(message -> {
                 attempts.add(message);
                 if (failing.get()) {
                     throw new IllegalStateException("broker down");
@@ -172,7 +172,7 @@ class OutboxConformanceTest {
         try (TestDatabase db = TestDatabase.create("outboxhang")) {
             StoreOptions options = fastDaemon(db);
             options.daemon().outboxDeliveryTimeout(Duration.ofMillis(200)).stalledShardThreshold(Duration.ofMillis(300));
-            options.projections().add(outboxed(false), Lifecycle.ASYNC).outboxPublisher(message -> {
+            options.projections().add(outboxed(false), Lifecycle.ASYNC).publishMessages(message -> {
                 // the first call hangs, ignoring interrupts, until the test lets it go
                 if (calls.incrementAndGet() == 1) {
                     while (true) {

@@ -73,7 +73,7 @@ class OutboxHandoverConformanceTest {
     /** A node running {@code version}, whose publisher refuses while {@code brokerDown} is set. */
     private StoreOptions node(TestDatabase db, int version, AtomicBoolean brokerDown) {
         StoreOptions options = fastDaemon(db);
-        options.projections().add(publishing(version), Lifecycle.ASYNC).outboxPublisher(message -> {
+        options.projections().add(publishing(version), Lifecycle.ASYNC).publishMessages(message -> {
             if (brokerDown.get()) {
                 throw new IllegalStateException("broker down");
             }
@@ -119,7 +119,7 @@ class OutboxHandoverConformanceTest {
             options.projections().add(Snapshot.of("Seen", Seen.class)
                     .create(Tick.class, (id, e) -> new Seen(id, 1))
                     .apply(Tick.class, (doc, e) -> new Seen(doc.id(), doc.count() + 1)), Lifecycle.ASYNC);
-            options.projections().add(publishing(1), Lifecycle.ASYNC).outboxPublisher(message -> {
+            options.projections().add(publishing(1), Lifecycle.ASYNC).publishMessages(message -> {
                 // the first delivery waits until the store is closing, so every later row is still pending then
                 if (firstHeld.compareAndSet(false, true)) {
                     try {

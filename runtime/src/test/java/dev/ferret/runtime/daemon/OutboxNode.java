@@ -58,7 +58,7 @@ public final class OutboxNode {
         StoreOptions options = new StoreOptions().connection(url, null, null).schema(schema)
                 .applyAllDatabaseChangesOnStartup(true);
         options.events().register(DaemonFixtures.Tick.class).register(DaemonFixtures.Poison.class);
-        options.projections().add(projection, Lifecycle.ASYNC).outboxPublisher(publisher);
+        options.projections().add(projection, Lifecycle.ASYNC).publishMessages(publisher);
         options.daemon().mode(DaemonMode.HOT_COLD)
                 .batchSize(5)
                 .pollingInterval(Duration.ofMillis(50))

@@ -99,7 +99,7 @@ class SelfHealingConformanceTest {
                 .raiseSideEffects((doc, event, fx) -> fx.publish(new Effect(event.sequence())));
         options.projections().add(tally, Lifecycle.ASYNC)
                 .subscribe(new PostCommitCounter())
-                .sideEffectPublisher(message -> sideEffects.computeIfAbsent(((Effect) message).sequence(),
+                .publishPayloads(message -> sideEffects.computeIfAbsent(((Effect) message).sequence(),
                         k -> new AtomicInteger()).incrementAndGet());
         return options;
     }

@@ -73,7 +73,7 @@ class VersionsConformanceTest {
 
     private StoreOptions node(TestDatabase db, Snapshot<Tally> projection) {
         StoreOptions options = fastDaemon(db);
-        options.projections().add(projection, Lifecycle.ASYNC).sideEffectPublisher(message -> {
+        options.projections().add(projection, Lifecycle.ASYNC).publishPayloads(message -> {
             Effect effect = (Effect) message;
             effects.computeIfAbsent(effect.sequence(), k -> new AtomicInteger()).incrementAndGet();
             effectsByVersion.computeIfAbsent(effect.version(), k -> new AtomicInteger()).incrementAndGet();
