@@ -559,10 +559,16 @@ public final class SqlServerDialect implements Dialect {
                     + " Server allows only under READ COMMITTED or REPEATABLE READ. Fix: set the pool's default"
                     + " transaction isolation to READ_COMMITTED (READ_COMMITTED_SNAPSHOT ON is fine)");
         }
-        if (!KEY_COLLATION.equalsIgnoreCase(String.valueOf(report.keyCollation()))) {
-            log.warn("The key columns of database {} have collation {}, not {}: ids that differ only in case are"
-                    + " one id there. Tables made by an earlier Ferret keep their collation; rebuild them to change"
-                    + " it", report.database(), report.keyCollation(), KEY_COLLATION);
+        // Key columns in another collation come from a snapshot before 0.1.0: ids that differ only in case would be
+        // one id there, and every statement's "COLLATE Latin1_General_100_BIN2" comparison would scan instead of
+        // seek (MERGE on the primary key included). Such tables are refused rather than served slowly and wrongly.
+        if (report.keyCollation() != null && !KEY_COLLATION.equalsIgnoreCase(report.keyCollation())) {
+            throw new ConfigurationException("The key columns of Ferret's tables in SQL Server database "
+                    + report.database() + " have collation " + report.keyCollation() + ", not " + KEY_COLLATION
+                    + ": they were made by a Ferret snapshot before 0.1.0. Ids that differ only in case would be one"
+                    + " id there, and the key lookups would scan the tables. Fix: copy the events and documents out,"
+                    + " drop Ferret's tables of this schema, start once with apply-all-database-changes-on-startup"
+                    + " so that they are created with binary keys, and copy the data back");
         }
     }
 

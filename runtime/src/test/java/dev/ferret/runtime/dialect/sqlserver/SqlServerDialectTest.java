@@ -226,4 +226,16 @@ class SqlServerDialectTest {
                     .hasMessageContaining(SqlServerDialect.isolationName(level)).hasMessageContaining("READ_COMMITTED");
         }
     }
+
+    @Test
+    void tablesWhoseKeysAreNotBinaryAreRefusedNamingTheCollationAndTheFix() {
+        SqlServerDialect.ServerReport legacy = new SqlServerDialect.ServerReport("16.0", "Express", "ferret", 160,
+                false, "OFF", "SQL_Latin1_General_CP1_CI_AS", "nvarchar", Connection.TRANSACTION_READ_COMMITTED);
+        assertThatThrownBy(() -> SqlServerDialect.checkServer(legacy)).isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("SQL_Latin1_General_CP1_CI_AS").hasMessageContaining("Latin1_General_100_BIN2")
+                .hasMessageContaining("Fix:");
+        // no Ferret table to read a collation from yet: nothing to refuse
+        SqlServerDialect.checkServer(new SqlServerDialect.ServerReport("16.0", "Express", "ferret", 160, false, "OFF",
+                null, "nvarchar", Connection.TRANSACTION_READ_COMMITTED));
+    }
 }
