@@ -162,9 +162,9 @@ class ConsoleIT {
 
     @Test
     void inChromiumTheOperatorSkipsAPoisonEventDiscardsItsDeadLetterAndWatchesARebuild() throws Exception {
-        Browser browser = Browser.found();
-        Path chromium = browser.chromium();
-        Path chromedriver = browser.chromedriver();
+        Browser found = Browser.found();
+        Path chromium = found.chromium();
+        Path chromedriver = found.chromedriver();
         assertThat(chromium).as("the browser build/ensure-chromium.sh found").isExecutable();
         assertThat(chromedriver).as("the chromedriver build/ensure-chromium.sh found").isExecutable();
         Path screenshots = Files.createDirectories(Path.of(System.getProperty("it.screenshots",
