@@ -5,6 +5,7 @@ import dev.ferret.DatabaseEngine;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.daemon.Setting;
+import dev.ferret.runtime.query.EditDistance;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -282,7 +283,7 @@ public final class FerretSettings {
             String nearest = null;
             int best = 4; // more edits than this is another word, not a typo
             for (String key : known) {
-                int distance = editDistance(name, key);
+                int distance = EditDistance.between(name, key);
                 if (distance < best) {
                     best = distance;
                     nearest = key;
@@ -291,25 +292,6 @@ public final class FerretSettings {
             described.add(nearest == null ? name : name + " (did you mean " + nearest + "?)");
         }
         return described;
-    }
-
-    private static int editDistance(String a, String b) {
-        int[] previous = new int[b.length() + 1];
-        int[] current = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            previous[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            current[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int substitute = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-                current[j] = Math.min(substitute, Math.min(previous[j], current[j - 1]) + 1);
-            }
-            int[] swap = previous;
-            previous = current;
-            current = swap;
-        }
-        return previous[b.length()];
     }
 
     private static final class Builder {
