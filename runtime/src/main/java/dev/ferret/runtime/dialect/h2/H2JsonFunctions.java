@@ -43,13 +43,27 @@ public final class H2JsonFunctions {
                 return null;
             }
         }
-        return switch (value.getValueType()) {
-            case NULL -> null;
-            case STRING -> ((JsonString) value).getString();
-            case NUMBER -> ((JsonNumber) value).toString();
-            case TRUE -> "true";
-            case FALSE -> "false";
-            default -> value.toString();
-        };
+        // no switch on the enum here: javac compiles it to a helper class loaded on first use, and H2 keeps this
+        // method as first bound, through the class loader of the application that created the alias. In an
+        // application server, a later deployment on the same database would then load that helper through the
+        // closed loader of an undeployed one (NoClassDefFoundError). Everything this method touches beyond the
+        // JSON-P API is in this one class.
+        JsonValue.ValueType type = value.getValueType();
+        if (type == JsonValue.ValueType.NULL) {
+            return null;
+        }
+        if (type == JsonValue.ValueType.STRING) {
+            return ((JsonString) value).getString();
+        }
+        if (type == JsonValue.ValueType.NUMBER) {
+            return ((JsonNumber) value).toString();
+        }
+        if (type == JsonValue.ValueType.TRUE) {
+            return "true";
+        }
+        if (type == JsonValue.ValueType.FALSE) {
+            return "false";
+        }
+        return value.toString();
     }
 }
