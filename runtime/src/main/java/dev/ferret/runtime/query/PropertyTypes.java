@@ -48,8 +48,9 @@ public final class PropertyTypes {
     /**
      * Refuses a path that names no property of a class that declares its properties: a typo such as {@code stauts}
      * would otherwise match nothing, silently. Checked down the path while each class declares its properties (an
-     * application class: a record or a bean); a map, an interface, {@code Object} or a JDK type ends the check, since
-     * the JSON below it is not known. Names are the Java names, and those {@code @JsonbProperty} gives.
+     * application class: a record or a bean); a map, an interface, an abstract class, {@code Object} or a JDK type ends
+     * the check, since the JSON below it is not known. Names are the Java names, and those {@code @JsonbProperty}
+     * gives.
      *
      * @throws IllegalArgumentException naming the path, the class, the nearest property and every property it has
      */
@@ -73,7 +74,9 @@ public final class PropertyTypes {
 
     /** Whether the JSON of {@code type} has exactly the properties the class declares. */
     private static boolean declaresProperties(Class<?> type) {
+        // an interface or an abstract class is written as the class of its value, whose properties are not known here
         if (type.isPrimitive() || type.isArray() || type.isInterface() || type.isEnum() || type == Object.class
+                || Modifier.isAbstract(type.getModifiers())
                 || Map.class.isAssignableFrom(type) || Iterable.class.isAssignableFrom(type)) {
             return false;
         }
