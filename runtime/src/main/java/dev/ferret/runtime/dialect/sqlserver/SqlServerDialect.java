@@ -1,12 +1,10 @@
 package dev.ferret.runtime.dialect.sqlserver;
 
-import dev.ferret.ConfigurationException;
 import dev.ferret.DatabaseEngine;
 import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
 import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.DaemonSql;
-import dev.ferret.runtime.dialect.DeadLetterSql;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.ValueKind;
 import dev.ferret.runtime.dialect.DocumentIndexSql;
@@ -33,7 +31,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -73,7 +70,7 @@ public final class SqlServerDialect implements Dialect {
     static final String ID_TYPE = "NVARCHAR(" + IdLimits.MAX_ID_LENGTH + ")";
     static final String ID_COLUMN = ID_TYPE + " COLLATE " + KEY_COLLATION;
     static final String TENANT_COLUMN = "NVARCHAR(" + IdLimits.MAX_TENANT_ID_LENGTH + ") COLLATE " + KEY_COLLATION;
-    private static final String SHARD_NAME_COLUMN = "NVARCHAR(" + Dialect.MAX_SHARD_NAME_LENGTH + ") COLLATE "
+    static final String SHARD_NAME_COLUMN = "NVARCHAR(" + Dialect.MAX_SHARD_NAME_LENGTH + ") COLLATE "
             + KEY_COLLATION;
 
     /*
@@ -124,127 +121,7 @@ public final class SqlServerDialect implements Dialect {
 
     @Override
     public SchemaSql schemaSql(TableNames t) {
-        SchemaObject events = new SchemaObject(t.local("events"), List.of(
-                "IF OBJECT_ID(N'" + t.events() + "', N'U') IS NULL\n"
-                        + "CREATE TABLE " + t.events() + " (\n"
-                        + "  seq_id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT " + t.constraint("pk", "events")
-                        + " PRIMARY KEY CLUSTERED,\n"
-                        + "  id UNIQUEIDENTIFIER NOT NULL,\n"
-                        + "  stream_id " + ID_COLUMN + " NOT NULL,\n"
-                        + "  version BIGINT NOT NULL,\n"
-                        + "  type NVARCHAR(250) NOT NULL,\n"
-                        + "  data NVARCHAR(MAX) NOT NULL CONSTRAINT " + t.constraint("ck", "events_data")
-                        + " CHECK (ISJSON(data) = 1),\n"
-                        + "  timestamp DATETIMEOFFSET NOT NULL,\n"
-                        + "  tenant_id " + TENANT_COLUMN + " NOT NULL,\n"
-                        + "  tenant_seq BIGINT NULL,\n"
-                        + "  correlation_id " + ID_COLUMN + " NULL,\n"
-                        + "  causation_id " + ID_COLUMN + " NULL,\n"
-                        + "  headers NVARCHAR(MAX) NULL CONSTRAINT " + t.constraint("ck", "events_headers")
-                        + " CHECK (ISJSON(headers) = 1),\n"
-                        + "  CONSTRAINT " + t.constraint("uq", "events_stream_version")
-                        + " UNIQUE (tenant_id, stream_id, version)\n"
-                        + ")",
-                // filtered: SQL Server counts NULLs as equal in a unique index, and unpartitioned events have none
-                "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'" + t.constraint("ux", "events_tenant_seq")
-                        + "' AND object_id = OBJECT_ID(N'" + t.events() + "'))\n"
-                        + "CREATE UNIQUE INDEX " + t.constraint("ux", "events_tenant_seq") + " ON " + t.events()
-                        + " (tenant_id, tenant_seq) WHERE tenant_seq IS NOT NULL",
-                correlationIndex(t)));
-        SchemaObject tenantSequences = new SchemaObject(t.local("tenant_sequences"), List.of(
-                "IF OBJECT_ID(N'" + t.tenantSequences() + "', N'U') IS NULL\n"
-                        + "CREATE TABLE " + t.tenantSequences() + " (\n"
-                        + "  tenant_id " + TENANT_COLUMN + " NOT NULL CONSTRAINT " + t.constraint("pk", "tenant_sequences")
-                        + " PRIMARY KEY CLUSTERED,\n"
-                        + "  last_seq BIGINT NOT NULL,\n"
-                        + "  last_updated DATETIMEOFFSET NOT NULL\n"
-                        + ")"));
-        SchemaObject streams = new SchemaObject(t.local("streams"), List.of(
-                "IF OBJECT_ID(N'" + t.streams() + "', N'U') IS NULL\n"
-                        + "CREATE TABLE " + t.streams() + " (\n"
-                        + "  id " + ID_COLUMN + " NOT NULL,\n"
-                        + "  tenant_id " + TENANT_COLUMN + " NOT NULL,\n"
-                        + "  type NVARCHAR(250) NULL,\n"
-                        + "  version BIGINT NOT NULL,\n"
-                        + "  timestamp DATETIMEOFFSET NOT NULL,\n"
-                        + "  created DATETIMEOFFSET NOT NULL,\n"
-                        + "  CONSTRAINT " + t.constraint("pk", "streams") + " PRIMARY KEY CLUSTERED (tenant_id, id)\n"
-                        + ")"));
-        SchemaObject progression = new SchemaObject(t.local("event_progression"), List.of(
-                "IF OBJECT_ID(N'" + t.progression() + "', N'U') IS NULL\n"
-                        + "CREATE TABLE " + t.progression() + " (\n"
-                        + "  name " + SHARD_NAME_COLUMN + " NOT NULL CONSTRAINT " + t.constraint("pk", "event_progression")
-                        + " PRIMARY KEY CLUSTERED,\n"
-                        + "  last_seq_id BIGINT NOT NULL,\n"
-                        + "  last_updated DATETIMEOFFSET NOT NULL\n"
-                        + ")"));
-        SchemaObject deadLetters = new SchemaObject(t.local("dead_letters"), List.of(
-                "IF OBJECT_ID(N'" + t.deadLetters() + "', N'U') IS NULL\n"
-                        + "CREATE TABLE " + t.deadLetters() + " (\n"
-                        + "  id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT " + t.constraint("pk", "dead_letters")
-                        + " PRIMARY KEY CLUSTERED,\n"
-                        + "  projection " + SHARD_NAME_COLUMN + " NOT NULL,\n"
-                        + "  seq_id BIGINT NOT NULL,\n"
-                        + "  event_id UNIQUEIDENTIFIER NULL,\n"
-                        + "  type NVARCHAR(250) NOT NULL,\n"
-                        + "  tenant_id " + TENANT_COLUMN + " NOT NULL,\n"
-                        + "  exception_type NVARCHAR(500) NOT NULL,\n"
-                        + "  message NVARCHAR(MAX) NULL,\n"
-                        + "  timestamp DATETIMEOFFSET NOT NULL\n"
-                        + ")"));
-        SchemaObject outbox = new SchemaObject(t.local("outbox"), List.of(
-                "IF OBJECT_ID(N'" + t.outbox() + "', N'U') IS NULL\n"
-                        + "CREATE TABLE " + t.outbox() + " (\n"
-                        + "  id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT " + t.constraint("pk", "outbox")
-                        + " PRIMARY KEY CLUSTERED,\n"
-                        + "  message_id UNIQUEIDENTIFIER NOT NULL,\n"
-                        + "  shard " + SHARD_NAME_COLUMN + " NOT NULL,\n"
-                        + "  seq_id BIGINT NOT NULL,\n"
-                        + "  tenant_id " + TENANT_COLUMN + " NOT NULL,\n"
-                        + "  type NVARCHAR(500) NOT NULL,\n"
-                        + "  payload NVARCHAR(MAX) NOT NULL,\n"
-                        + "  created DATETIMEOFFSET NOT NULL,\n"
-                        + "  delivered_at DATETIMEOFFSET NULL,\n"
-                        + "  attempts INT NOT NULL,\n"
-                        + "  last_error NVARCHAR(MAX) NULL\n"
-                        + ")",
-                "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'" + t.constraint("ix", "outbox_pending")
-                        + "' AND object_id = OBJECT_ID(N'" + t.outbox() + "'))\n"
-                        + "CREATE INDEX " + t.constraint("ix", "outbox_pending") + " ON " + t.outbox()
-                        + " (shard, delivered_at, id)"));
-        // CREATE SCHEMA must be alone in its batch, hence EXEC
-        List<SchemaObject> objects = new ArrayList<>(List.of(events, streams, tenantSequences, progression,
-                deadLetters, outbox, DeadLetterSql.shardIndex(t, "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'"
-                        + t.constraint("ix", "dead_letters_shard") + "' AND object_id = OBJECT_ID(N'" + t.deadLetters()
-                        + "'))\n" + "CREATE INDEX " + t.constraint("ix", "dead_letters_shard") + " ON " + t.deadLetters()
-                        + " (projection, id)"),
-                OutboxSql.undeliveredIndex(t, "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'"
-                        + t.constraint("ix", "outbox_undelivered") + "' AND object_id = OBJECT_ID(N'" + t.outbox()
-                        + "'))\nCREATE INDEX ")));
-        objects.addAll(SchemaObject.eventMetadataColumns(t, (column, definition) -> addEventColumn(t, column,
-                definition), ID_COLUMN + " NULL", "NVARCHAR(MAX) NULL CONSTRAINT " + t.constraint("ck", "events_headers")
-                + " CHECK (ISJSON(headers) = 1)", correlationIndex(t)));
-        return new SchemaSql("IF SCHEMA_ID(N'" + t.schema() + "') IS NULL EXEC(N'CREATE SCHEMA " + t.schema() + "')",
-                MIGRATION_LOCK, MIGRATION_UNLOCK,
-                objects);
-    }
-
-    /** Adds a column to a table an earlier version created; {@code COL_LENGTH} is null while it is missing. */
-    private static String addEventColumn(TableNames t, String column, String definition) {
-        return "IF COL_LENGTH(N'" + t.events() + "', N'" + column + "') IS NULL\n"
-                + "ALTER TABLE " + t.events() + " ADD " + column + " " + definition;
-    }
-
-    /**
-     * Filtered: most events carry no correlation id. The lookup repeats the filter's predicate, so the optimizer
-     * matches the index whatever the parameter's value.
-     */
-    private static String correlationIndex(TableNames t) {
-        String name = t.constraint("ix", "events_correlation");
-        return "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'" + name + "' AND object_id = OBJECT_ID(N'"
-                + t.events() + "'))\n"
-                + "CREATE INDEX " + name + " ON " + t.events() + " (tenant_id, correlation_id)"
-                + " WHERE correlation_id IS NOT NULL";
+        return SqlServerSchema.of(t);
     }
 
     @Override
@@ -494,82 +371,7 @@ public final class SqlServerDialect implements Dialect {
 
     @Override
     public void checkServer(Connection connection, TableNames names) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(serverReportSql(names))) {
-            ps.setString(1, "Ferret");
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    throw new SQLException("sys.databases has no row for the current database");
-                }
-                checkServer(new ServerReport(rs.getString("product_version"), rs.getString("edition"),
-                        rs.getString("name"), rs.getInt("compatibility_level"),
-                        rs.getBoolean("is_read_committed_snapshot_on"), rs.getString("snapshot_isolation_state_desc"),
-                        rs.getString("key_collation"), rs.getString("text_parameter_type"),
-                        connection.getTransactionIsolation()));
-            }
-        }
-    }
-
-    /** What {@link #serverReportSql} found. */
-    record ServerReport(String version, String edition, String database, int compatibilityLevel,
-            boolean readCommittedSnapshot, String snapshotIsolation, String keyCollation, String textParameterType,
-            int poolIsolation) {
-
-        String line() {
-            return "SQL Server " + version + " (" + edition + "), database " + database + ": compatibility level "
-                    + compatibilityLevel + ", READ_COMMITTED_SNAPSHOT " + (readCommittedSnapshot ? "ON" : "OFF")
-                    + ", snapshot isolation " + snapshotIsolation + ", key-column collation " + keyCollation
-                    + ", text parameters " + textParameterType + ", pool isolation " + isolationName(poolIsolation);
-        }
-    }
-
-    static String isolationName(int level) {
-        return switch (level) {
-            case Connection.TRANSACTION_READ_UNCOMMITTED -> "READ_UNCOMMITTED";
-            case Connection.TRANSACTION_READ_COMMITTED -> "READ_COMMITTED";
-            case Connection.TRANSACTION_REPEATABLE_READ -> "REPEATABLE_READ";
-            case Connection.TRANSACTION_SERIALIZABLE -> "SERIALIZABLE";
-            case TRANSACTION_SNAPSHOT -> "SNAPSHOT";
-            default -> String.valueOf(level);
-        };
-    }
-
-    static void checkServer(ServerReport report) {
-        Logger log = LoggerFactory.getLogger(SqlServerDialect.class);
-        log.info(report.line());
-        if (report.compatibilityLevel() < MIN_COMPATIBILITY_LEVEL) {
-            throw new ConfigurationException("SQL Server database " + report.database()
-                    + " is at compatibility level " + report.compatibilityLevel() + "; Ferret needs "
-                    + MIN_COMPATIBILITY_LEVEL + " or higher for OPENJSON. Fix: ALTER DATABASE [" + report.database()
-                    + "] SET COMPATIBILITY_LEVEL = " + MIN_COMPATIBILITY_LEVEL + " (or higher)");
-        }
-        if (!"nvarchar".equalsIgnoreCase(report.textParameterType())) {
-            throw new ConfigurationException("The driver sends text parameters to SQL Server as "
-                    + report.textParameterType() + ", not nvarchar (sendStringParametersAsUnicode=false?): text"
-                    + " outside the database's code page would be stored as '?'. Fix: remove"
-                    + " sendStringParametersAsUnicode=false from the connection URL or data source properties");
-        }
-        // READPAST (high-water mark, gaps, tenant marks) is allowed only under READ COMMITTED and REPEATABLE READ
-        // (table hints: error 650 otherwise), and READ UNCOMMITTED would see appends that later roll back: the
-        // daemon reads on pool connections
-        if (report.poolIsolation() == Connection.TRANSACTION_SERIALIZABLE
-                || report.poolIsolation() == TRANSACTION_SNAPSHOT
-                || report.poolIsolation() == Connection.TRANSACTION_READ_UNCOMMITTED) {
-            throw new ConfigurationException("The data source's connections start at isolation level "
-                    + isolationName(report.poolIsolation()) + "; Ferret's daemon reads with READPAST, which SQL"
-                    + " Server allows only under READ COMMITTED or REPEATABLE READ. Fix: set the pool's default"
-                    + " transaction isolation to READ_COMMITTED (READ_COMMITTED_SNAPSHOT ON is fine)");
-        }
-        // Key columns in another collation come from a snapshot before 0.1.0: ids that differ only in case would be
-        // one id there, and every statement's "COLLATE Latin1_General_100_BIN2" comparison would scan instead of
-        // seek (MERGE on the primary key included). Such tables are refused rather than served slowly and wrongly.
-        if (report.keyCollation() != null && !KEY_COLLATION.equalsIgnoreCase(report.keyCollation())) {
-            throw new ConfigurationException("The key columns of Ferret's tables in SQL Server database "
-                    + report.database() + " have collation " + report.keyCollation() + ", not " + KEY_COLLATION
-                    + ": they were made by a Ferret snapshot before 0.1.0. Ids that differ only in case would be one"
-                    + " id there, and the key lookups would scan the tables. Fix: copy the events and documents out,"
-                    + " drop Ferret's tables of this schema, start once with apply-all-database-changes-on-startup"
-                    + " so that they are created with binary keys, and copy the data back");
-        }
+        ServerReport.read(connection, serverReportSql(names)).check();
     }
 
     /** Deadlock victim, lock request timeout, and the Azure SQL transient connection errors. */

@@ -186,8 +186,8 @@ class SqlServerDialectTest {
         assertThat(keys).isEqualTo(12);
     }
 
-    private static SqlServerDialect.ServerReport report(int level, String textType) {
-        return new SqlServerDialect.ServerReport("16.0.4135.4", "Developer Edition (64-bit)", "ferret", level, true,
+    private static ServerReport report(int level, String textType) {
+        return new ServerReport("16.0.4135.4", "Developer Edition (64-bit)", "ferret", level, true,
                 "OFF", "Latin1_General_100_BIN2", textType, java.sql.Connection.TRANSACTION_READ_COMMITTED);
     }
 
@@ -197,12 +197,12 @@ class SqlServerDialectTest {
                 + " database ferret: compatibility level 160, READ_COMMITTED_SNAPSHOT ON, snapshot isolation OFF,"
                 + " key-column collation Latin1_General_100_BIN2, text parameters nvarchar,"
                 + " pool isolation READ_COMMITTED");
-        SqlServerDialect.checkServer(report(130, "nvarchar"));
+        report(130, "nvarchar").check();
     }
 
     @Test
     void aCompatibilityLevelBelowOpenJsonsIsRefusedNamingTheLevelAndTheFix() {
-        assertThatThrownBy(() -> SqlServerDialect.checkServer(report(120, "nvarchar")))
+        assertThatThrownBy(() -> report(120, "nvarchar").check())
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("compatibility level 120")
                 .hasMessageContaining("OPENJSON")
@@ -211,7 +211,7 @@ class SqlServerDialectTest {
 
     @Test
     void textParametersSentAsVarcharAreRefusedNamingTheDriverSetting() {
-        assertThatThrownBy(() -> SqlServerDialect.checkServer(report(160, "varchar")))
+        assertThatThrownBy(() -> report(160, "varchar").check())
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("sendStringParametersAsUnicode=false");
     }
@@ -220,22 +220,22 @@ class SqlServerDialectTest {
     void poolsThatStartSerializableSnapshotOrReadUncommittedAreRefusedBecauseReadpastNeedsReadCommitted() {
         for (int level : new int[] {Connection.TRANSACTION_SERIALIZABLE, SqlServerDialect.TRANSACTION_SNAPSHOT,
                 Connection.TRANSACTION_READ_UNCOMMITTED}) {
-            SqlServerDialect.ServerReport report = new SqlServerDialect.ServerReport("16.0", "Express", "ferret", 160,
+            ServerReport report = new ServerReport("16.0", "Express", "ferret", 160,
                     false, "ON", "Latin1_General_100_BIN2", "nvarchar", level);
-            assertThatThrownBy(() -> SqlServerDialect.checkServer(report)).isInstanceOf(ConfigurationException.class)
-                    .hasMessageContaining(SqlServerDialect.isolationName(level)).hasMessageContaining("READ_COMMITTED");
+            assertThatThrownBy(report::check).isInstanceOf(ConfigurationException.class)
+                    .hasMessageContaining(ServerReport.isolationName(level)).hasMessageContaining("READ_COMMITTED");
         }
     }
 
     @Test
     void tablesWhoseKeysAreNotBinaryAreRefusedNamingTheCollationAndTheFix() {
-        SqlServerDialect.ServerReport legacy = new SqlServerDialect.ServerReport("16.0", "Express", "ferret", 160,
+        ServerReport legacy = new ServerReport("16.0", "Express", "ferret", 160,
                 false, "OFF", "SQL_Latin1_General_CP1_CI_AS", "nvarchar", Connection.TRANSACTION_READ_COMMITTED);
-        assertThatThrownBy(() -> SqlServerDialect.checkServer(legacy)).isInstanceOf(ConfigurationException.class)
+        assertThatThrownBy(legacy::check).isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("SQL_Latin1_General_CP1_CI_AS").hasMessageContaining("Latin1_General_100_BIN2")
                 .hasMessageContaining("Fix:");
         // no Ferret table to read a collation from yet: nothing to refuse
-        SqlServerDialect.checkServer(new SqlServerDialect.ServerReport("16.0", "Express", "ferret", 160, false, "OFF",
-                null, "nvarchar", Connection.TRANSACTION_READ_COMMITTED));
+        new ServerReport("16.0", "Express", "ferret", 160, false, "OFF", null, "nvarchar",
+                Connection.TRANSACTION_READ_COMMITTED).check();
     }
 }
