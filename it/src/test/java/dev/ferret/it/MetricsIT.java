@@ -127,7 +127,10 @@ class MetricsIT {
             }
         }
         LAST.set(export);
+        // a page's instruments are recorded one after the other and an export may fall between them: settled is an
+        // export that has the last one recorded (append-to-visible) for every order too
         if (export.getOrDefault("ferret.shard.events_applied|" + SHARD, 0.0) >= ORDERS
+                && export.getOrDefault("ferret.shard.append_to_visible.count|" + SHARD, 0.0) >= ORDERS
                 && export.getOrDefault("ferret.shard.lag|" + SHARD, -1.0) == 0) {
             SETTLED.compareAndSet(null, export);
         }
