@@ -45,6 +45,11 @@ public record DaemonStatus(DaemonMode mode, boolean running, HighWaterMarkStatus
         return OutboxStatus.sum(all);
     }
 
+    /** How many shards are in each state, and per projection the same and its worst lag: the first look at many. */
+    public StatusSummary summary() {
+        return StatusSummary.of(shards);
+    }
+
     public Optional<ShardStatus> shard(String name) {
         return shards.stream().filter(s -> s.name().equals(name)).findFirst();
     }

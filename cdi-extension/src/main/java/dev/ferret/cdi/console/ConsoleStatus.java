@@ -6,6 +6,7 @@ import dev.ferret.daemon.HighWaterMarkStatus;
 import dev.ferret.daemon.ProjectionDaemon;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
+import dev.ferret.daemon.StatusSummary;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObjectBuilder;
@@ -61,6 +62,7 @@ final class ConsoleStatus {
                 .add("node", self)
                 .add("nodes", nodes)
                 .add("highWaterMark", mark(status.highWaterMark()))
+                .add("summary", summary(status.summary()))
                 .add("shards", shards)
                 .add("rebuilds", rebuilding)
                 .add("session", session);
@@ -93,6 +95,27 @@ final class ConsoleStatus {
                     .add("error", String.valueOf(shard.error().getMessage()));
         }
         return row;
+    }
+
+    /** The counts first: states, and per projection its states and worst lag. */
+    private static JsonObjectBuilder summary(StatusSummary summary) {
+        JsonArrayBuilder projections = Json.createArrayBuilder();
+        for (StatusSummary.ProjectionSummary p : summary.projections()) {
+            JsonObjectBuilder line = Json.createObjectBuilder().add("projection", p.projection())
+                    .add("shards", p.shards()).add("byState", states(p.byState())).add("worstLag", p.worstLag());
+            if (p.worstShard() != null) {
+                line.add("worstShard", p.worstShard());
+            }
+            projections.add(line);
+        }
+        return Json.createObjectBuilder().add("shards", summary.shards()).add("byState", states(summary.byState()))
+                .add("projections", projections);
+    }
+
+    private static JsonObjectBuilder states(Map<ShardState, Integer> counts) {
+        JsonObjectBuilder states = Json.createObjectBuilder();
+        counts.forEach((state, count) -> states.add(state.name(), count));
+        return states;
     }
 
     private static JsonObjectBuilder mark(HighWaterMarkStatus mark) {

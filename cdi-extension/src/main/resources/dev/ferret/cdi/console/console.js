@@ -129,6 +129,15 @@ async function showDeadLetters(shard) {
   if (rows.length === 0) tbody.append(el('tr', {}, el('td', { colSpan: 7, class: 'muted' }, 'none')));
 }
 
+// the counts before the rows: with thousands of shards, the states and the worst lags are the first look
+function summaryOf(summary) {
+  const states = Object.entries(summary.byState).map(([state, n]) => n + ' ' + state).join(', ');
+  return el('div', {},
+    el('div', {}, summary.shards + ' shards' + (states ? ': ' + states : '')),
+    ...summary.projections.map(p => el('div', { class: 'muted' }, p.projection + ': ' + p.shards + ' shard'
+      + (p.shards === 1 ? '' : 's') + ', worst lag ' + p.worstLag + (p.worstShard && p.shards > 1 ? ' (' + p.worstShard + ')' : ''))));
+}
+
 async function refresh() {
   const response = await fetch(base + '/api/status', { credentials: 'same-origin' });
   if (!response.ok) {
@@ -144,6 +153,7 @@ async function refresh() {
   health.textContent = status.healthy ? 'healthy' : 'unhealthy' + (status.livenessProblems.length
     ? ': ' + status.livenessProblems.join('; ') : '');
   health.className = status.healthy ? 'good' : 'bad';
+  document.getElementById('summary').replaceChildren(summaryOf(status.summary));
   document.querySelector('#shards tbody').replaceChildren(...status.shards.map(shardRow));
   document.querySelector('#rebuilds tbody').replaceChildren(...status.rebuilds.map(rebuildRow));
   const m = status.highWaterMark;
