@@ -26,7 +26,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -64,7 +63,7 @@ public final class SqlServerDialect implements Dialect {
      * VALUES of parameters, and were it Implicit (the database's) it would conflict with the key column's; an
      * Explicit label wins over both and, being the column's own collation, keeps the seek.
      */
-    private static final String KEY = " COLLATE " + KEY_COLLATION;
+    static final String KEY = " COLLATE " + KEY_COLLATION;
 
     /** Column types of ids, from the limits the public API checks, so the two cannot drift apart. */
     static final String ID_TYPE = "NVARCHAR(" + IdLimits.MAX_ID_LENGTH + ")";
@@ -126,19 +125,7 @@ public final class SqlServerDialect implements Dialect {
 
     @Override
     public SchemaObject documentTable(TableNames t, String documentName) {
-        String table = t.document(documentName);
-        return new SchemaObject(t.documentTableName(documentName), List.of(
-                "IF OBJECT_ID(N'" + table + "', N'U') IS NULL\n"
-                        + "CREATE TABLE " + table + " (\n"
-                        + "  id " + ID_COLUMN + " NOT NULL,\n"
-                        + "  tenant_id " + TENANT_COLUMN + " NOT NULL,\n"
-                        + "  data NVARCHAR(MAX) NOT NULL CONSTRAINT " + t.constraint("ck", "doc_" + documentName)
-                        + " CHECK (ISJSON(data) = 1),\n"
-                        + "  version BIGINT NOT NULL,\n"
-                        + "  last_modified DATETIMEOFFSET NOT NULL,\n"
-                        + "  CONSTRAINT " + t.constraint("pk", "doc_" + documentName)
-                        + " PRIMARY KEY CLUSTERED (tenant_id, id)\n"
-                        + ")"));
+        return SqlServerDocuments.table(t, documentName);
     }
 
     @Override
@@ -203,30 +190,7 @@ public final class SqlServerDialect implements Dialect {
 
     @Override
     public DocumentSql documentSql(TableNames t, String documentName) {
-        String table = t.document(documentName);
-        return new DocumentSql(
-                "MERGE " + table + " WITH (HOLDLOCK) AS target"
-                        + " USING (VALUES (?, ?, ?, ?)) AS source (id, tenant_id, data, last_modified)"
-                        + " ON target.tenant_id = source.tenant_id" + KEY + " AND target.id = source.id" + KEY
-                        + " WHEN MATCHED THEN UPDATE SET target.data = source.data,"
-                        + " target.version = target.version + 1, target.last_modified = source.last_modified"
-                        + " WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified)"
-                        + " VALUES (source.id, source.tenant_id, source.data, 1, source.last_modified);",
-                "DELETE FROM " + table + " WHERE tenant_id = ? AND id = ?",
-                "SELECT data FROM " + table + " WHERE tenant_id = ? AND id = ?",
-                // OPENJSON's value is NVARCHAR(MAX); cast to the column's own type the comparison can seek the
-                // key. A CAST cuts a longer string silently, so a requested id longer than the column (2 bytes a
-                // code unit) is left out instead: no document can have it, and cut it could match another one
-                // OPENJSON's value takes its collation from OPENJSON, not from the key; were both Implicit and
-                // different, IN would fail (Cannot resolve the collation conflict): COLLATE makes it the key's
-                "SELECT data FROM " + table + " WHERE tenant_id = ? AND id IN (SELECT CAST(value AS " + ID_TYPE
-                        + ") COLLATE " + KEY_COLLATION + " FROM OPENJSON(?) WHERE DATALENGTH(value) <= "
-                        + 2 * IdLimits.MAX_ID_LENGTH + ")",
-                "SELECT data FROM " + table + " WHERE tenant_id = ?",
-                "SELECT COUNT_BIG(*) FROM " + table + " WHERE tenant_id = ?",
-                "DELETE FROM " + table,
-                "DELETE FROM " + table + " WHERE tenant_id = ?",
-                "");
+        return SqlServerDocuments.statements(t, documentName);
     }
 
     @Override
@@ -413,95 +377,33 @@ public final class SqlServerDialect implements Dialect {
     @Override
     public DocumentIndexSql documentIndex(TableNames names, String documentName, String indexName,
                                           List<DocumentIndexSql.Key> keys, boolean unique) {
-        // persisted computed columns over the same deterministic JSON_VALUE the query would write, named by the query
-        String table = names.document(documentName);
-        List<String> ddl = new ArrayList<>();
-        List<String> columns = new ArrayList<>();
-        for (DocumentIndexSql.Key key : keys) {
-            ddl.add("IF COL_LENGTH(N'" + table + "', N'" + key.column() + "') IS NULL\n"
-                    + "ALTER TABLE " + table + " ADD " + key.column() + " AS " + jsonValue(names, key.path(), key.kind())
-                    + " PERSISTED");
-            columns.add(key.column());
-        }
-        // A unique index counts NULLs as equal here, and a filtered index cannot name a computed column in its
-        // filter: a guard column in the key is NULL when every property is present (the keys alone decide) and the
-        // row's id otherwise, so documents without a property never collide. A computed column cannot read another
-        // one, so the guard repeats the keys' expressions.
-        String guard = "";
-        if (unique) {
-            String guardColumn = guardColumn(indexName);
-            String allPresent = String.join(" AND ", keys.stream()
-                    .map(key -> jsonValue(names, key.path(), key.kind()) + " IS NOT NULL").toList());
-            ddl.add("IF COL_LENGTH(N'" + table + "', N'" + guardColumn + "') IS NULL\n"
-                    + "ALTER TABLE " + table + " ADD " + guardColumn + " AS CASE WHEN " + allPresent
-                    + " THEN NULL ELSE id END PERSISTED");
-            guard = ", " + guardColumn;
-        }
-        ddl.add("IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'" + indexName + "' AND object_id = OBJECT_ID(N'"
-                + table + "'))\n"
-                + "CREATE " + (unique ? "UNIQUE " : "") + "INDEX " + indexName + " ON " + table + " (tenant_id, "
-                + String.join(", ", columns) + (unique ? guard : ", id") + ")");
-        return new DocumentIndexSql(ddl, columns);
+        return SqlServerDocuments.index(names, documentName, indexName, keys, unique);
     }
 
-    /** The guard column of unique index {@code indexName}: its name with a {@code g_} prefix, within 128 characters. */
-    static String guardColumn(String indexName) {
-        return "g_" + indexName;
+    @Override
+    public String jsonText(TableNames names, List<String> path) {
+        return SqlServerDocuments.text(path);
+    }
+
+    @Override
+    public String jsonValue(TableNames names, List<String> path, ValueKind kind) {
+        return SqlServerDocuments.value(path, kind);
+    }
+
+    @Override
+    public String jsonNumber(TableNames names, List<String> path) {
+        return SqlServerDocuments.number(path);
+    }
+
+    @Override
+    public String jsonTimestamp(TableNames names, List<String> path) {
+        return SqlServerDocuments.timestamp(path);
     }
 
     @Override
     public String existingIndexesSql() {
         return "SELECT i.name FROM sys.indexes i JOIN sys.tables t ON t.object_id = i.object_id"
                 + " WHERE SCHEMA_NAME(t.schema_id) = ? AND i.name IS NOT NULL";
-    }
-
-    @Override
-    public String jsonText(TableNames names, List<String> path) {
-        // the parts are validated identifiers, so quoting them in the path is all the escaping needed; a literal
-        // path (not a parameter) is what lets a computed column over the same JSON_VALUE match
-        return "JSON_VALUE(data, '$.\"" + String.join("\".\"", path) + "\"')";
-    }
-
-    /**
-     * Text values compare in the binary collation the keys use, whatever the database's default (usually
-     * case-insensitive, which JSON_VALUE's nvarchar would take): {@code eq("status", "open")} never matches
-     * {@code OPEN} here, as on PostgreSQL and H2, and a unique text index keeps {@code A} and {@code a} apart.
-     */
-    @Override
-    public String jsonValue(TableNames names, List<String> path, ValueKind kind) {
-        return kind == ValueKind.TEXT ? jsonText(names, path) + " COLLATE " + KEY_COLLATION
-                : Dialect.super.jsonValue(names, path, kind);
-    }
-
-    /**
-     * A number as {@code DECIMAL(38, 10)}: exact for the plain form JSON-B writes for integers, longs and decimals. A
-     * double JSON-B writes in exponent form ({@code 1.0E7}, {@code 2.5E-4}) is not a decimal literal, so it goes
-     * through {@code FLOAT} first, which parses it and holds every double; its 17 significant digits are all a double
-     * has. What is still NULL lies beyond {@code DECIMAL(38, 10)} (28 integer digits), and an index refuses it at
-     * save ({@link #indexedNumberFits}).
-     */
-    @Override
-    public String jsonNumber(TableNames names, List<String> path) {
-        String text = jsonText(names, path);
-        return "COALESCE(TRY_CAST(" + text + " AS DECIMAL(38, 10)), TRY_CAST(TRY_CAST(" + text
-                + " AS FLOAT) AS DECIMAL(38, 10)))";
-    }
-
-    /**
-     * A point in time through style 127 (ISO 8601 with {@code Z} or a {@code +hh:mm} offset): a conversion from text
-     * with a constant style above 100 is deterministic, so the index column can be {@code PERSISTED}, and ISO 8601 is
-     * read alike under every SET LANGUAGE and DATEFORMAT. {@code DATETIMEOFFSET} takes at most 7 fractional digits
-     * and JSON-B writes up to 9: the digits past the seventh are cut, so values compare to 100 ns (PostgreSQL and H2
-     * compare to 1 µs). The text is read in the binary collation so that {@code [0-9]} means the ten digits.
-     */
-    @Override
-    public String jsonTimestamp(TableNames names, List<String> path) {
-        String text = jsonText(names, path) + " COLLATE " + KEY_COLLATION;
-        String dot = "CHARINDEX(N'.', " + text + ")";
-        String fractionDigits = "PATINDEX(N'%[^0-9]%', SUBSTRING(" + text + ", " + dot + " + 1, 4000)) - 1";
-        String atMostSeven = "CASE WHEN " + text + " LIKE N'%.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]%'"
-                + " THEN STUFF(" + text + ", " + dot + " + 8, " + fractionDigits + " - 7, N'') ELSE " + text + " END";
-        return "TRY_CONVERT(DATETIMEOFFSET(7), " + atMostSeven + ", 127)";
     }
 
     @Override
