@@ -135,6 +135,9 @@ SELECT last_seq FROM FINAL TABLE (MERGE INTO PUBLIC.pc_tenant_sequences AS s USI
 -- events.insertEvent
 INSERT INTO PUBLIC.pc_events (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) VALUES (?, ?, ?, ?, ? FORMAT JSON, ?, ?, ?, ?, ?, ? FORMAT JSON)
 
+-- events.insertEventsOfMany
+INSERT INTO PUBLIC.pc_events (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) SELECT CAST(u.id AS UUID), u.stream_id, u.version, u.type, u.data FORMAT JSON, CAST(?1 AS TIMESTAMP WITH TIME ZONE), CAST(?2 AS VARCHAR), u.tenant_seq, u.correlation_id, u.causation_id, u.headers FORMAT JSON FROM UNNEST(CAST(?3 AS VARCHAR ARRAY), CAST(?4 AS VARCHAR ARRAY), CAST(?5 AS BIGINT ARRAY), CAST(?6 AS VARCHAR ARRAY), CAST(?7 AS VARCHAR ARRAY), CAST(?8 AS BIGINT ARRAY), CAST(?9 AS VARCHAR ARRAY), CAST(?10 AS VARCHAR ARRAY), CAST(?11 AS VARCHAR ARRAY)) WITH ORDINALITY AS u(id, stream_id, version, type, data, tenant_seq, correlation_id, causation_id, headers, n) ORDER BY u.n
+
 -- events.selectStreamEvents
 SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id, correlation_id, causation_id, CAST(headers AS VARCHAR) FROM PUBLIC.pc_events WHERE tenant_id = ? AND stream_id = ? ORDER BY version
 

@@ -133,6 +133,9 @@ INSERT INTO public.pc_tenant_sequences AS s (tenant_id, last_seq, last_updated) 
 -- events.insertEvent
 INSERT INTO public.pc_events (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?::jsonb)
 
+-- events.insertEventsOfMany
+INSERT INTO public.pc_events (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) SELECT CAST(u.id AS uuid), u.stream_id, u.version, u.type, CAST(u.data AS jsonb), ?, ?, u.tenant_seq, u.correlation_id, u.causation_id, CAST(u.headers AS jsonb) FROM unnest(CAST(? AS varchar[]), CAST(? AS varchar[]), CAST(? AS bigint[]), CAST(? AS varchar[]), CAST(? AS text[]), CAST(? AS bigint[]), CAST(? AS varchar[]), CAST(? AS varchar[]), CAST(? AS text[])) WITH ORDINALITY AS u(id, stream_id, version, type, data, tenant_seq, correlation_id, causation_id, headers, n) ORDER BY u.n
+
 -- events.selectStreamEvents
 SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? ORDER BY version
 

@@ -82,6 +82,7 @@ public final class CatchUpBenchmark {
     private final Duration polling;
     private final int batch;
     private final int growth;
+    private final int cache;
     private final int rate;
     private final int seconds;
     private final int pollMs;
@@ -106,6 +107,7 @@ public final class CatchUpBenchmark {
         this.polling = Duration.ofMillis(Long.parseLong(arg("polling", "100")));
         this.batch = Integer.parseInt(arg("batch", "500"));
         this.growth = Integer.parseInt(arg("growth", "10"));
+        this.cache = Integer.parseInt(arg("cache", "1000"));
         this.rate = Integer.parseInt(arg("rate", "20"));
         this.seconds = Integer.parseInt(arg("seconds", "15"));
         this.pollMs = Integer.parseInt(arg("pollMs", "2"));
@@ -163,7 +165,7 @@ public final class CatchUpBenchmark {
                 o.projections().asyncListeners().add(listener);
             }
             o.daemon().mode(mode).pollingInterval(polling).batchSize(batch).maxBatchGrowth(growth)
-                    .commitSignals(commitSignals);
+                    .documentCacheSize(cache).commitSignals(commitSignals);
         };
         return Ferret.createStore(configure);
     }

@@ -109,7 +109,7 @@ public interface Dialect {
                                   List<AppendedRange> ranges) throws SQLException;
 
     /**
-     * Binds {@code values} as one array parameter of SQL element type {@code elementType} ({@code varchar} or
+     * Binds {@code values} as one array parameter of SQL element type {@code elementType} ({@code varchar}, {@code text} or
      * {@code bigint}). Only for an engine whose array statements ({@code ...OfMany}) are not empty.
      */
     default void bindArray(Connection connection, PreparedStatement statement, int index, String elementType,

@@ -20,6 +20,11 @@ package dev.ferret.runtime.dialect;
  *                              gap-free and commit in order
  * @param insertEvent           (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq or null,
  *                              correlation_id, causation_id, headers: each null when the event has none)
+ * @param insertEventsOfMany    (timestamp, tenant_id, then ids, stream ids, versions, types, data, tenant_seqs,
+ *                              correlation ids, causation ids, headers as arrays bound by {@link Dialect#bindArray},
+ *                              ids and JSON as {@code varchar}): {@code insertEvent} for every event of a unit of work
+ *                              in one statement, numbered in the arrays' order (empty where the engine takes no
+ *                              array parameter: a JDBC batch of {@code insertEvent})
  * @param selectStreamEvents    (tenant_id, stream_id) -&gt; the event columns (seq_id, id, stream_id, version, type,
  *                              data, timestamp, tenant_id, correlation_id, causation_id, headers) in version order
  * @param selectAppendedSequences (tenant_id, stream_id, first version, last version) -&gt; seq_id in version order:
@@ -48,7 +53,8 @@ package dev.ferret.runtime.dialect;
  *                              store's sequence and its tenant's, to compare with a shard's progression
  */
 public record EventSql(String insertStream, String upsertStream, String upsertStreamsOfMany, String advanceStream, String selectStream,
-                       String nextTenantSequence, String insertEvent, String selectStreamEvents,
+                       String nextTenantSequence, String insertEvent, String insertEventsOfMany,
+                       String selectStreamEvents,
                        String selectAppendedSequences, String ownAppendedSequences,
                        String selectAppendedSequencesOfMany, String ownAppendedSequencesOfMany,
                        String selectPassedMark, String selectCorrelatedEvents,

@@ -20,9 +20,14 @@ public final class SequenceOwnership {
     public static void requireNotPassed(Connection connection, EventSql sql, long lowest) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(sql.selectPassedMark());
              ResultSet rs = ps.executeQuery()) {
-            if (rs.next() && rs.getLong(1) >= lowest) {
-                throw new SequencesPassedException(lowest, rs.getLong(1));
-            }
+            requireNotPassed(lowest, rs);
+        }
+    }
+
+    /** As {@link #requireNotPassed(Connection, EventSql, long)}, given the result of {@code selectPassedMark}. */
+    public static void requireNotPassed(long lowest, ResultSet mark) throws SQLException {
+        if (mark.next() && mark.getLong(1) >= lowest) {
+            throw new SequencesPassedException(lowest, mark.getLong(1));
         }
     }
 }

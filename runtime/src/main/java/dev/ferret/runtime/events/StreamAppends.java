@@ -8,6 +8,7 @@ import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.TableNames;
+import dev.ferret.runtime.documents.DocumentChanges;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -185,6 +186,59 @@ public final class StreamAppends {
      */
     private List<UUID> writeEvents(Connection c, List<AppendedRange> ranges, OffsetDateTime now, long tenantSeq)
             throws SQLException {
+        try {
+            return sql.insertEventsOfMany().isEmpty() || eventCount() == 1
+                    ? insertBatch(c, ranges, now, tenantSeq)
+                    : insertArrays(c, ranges, now, tenantSeq);
+        } catch (SQLException e) {
+            if (dialect.isUniqueViolation(e)) {
+                // the stream rows above serialize writers per stream, so this is a writer that bypassed them
+                throw StreamHeads.conflict(c, sql, tenantId, appends.get(0), appends.size() == 1
+                        ? "another writer appended the same versions"
+                        : "another writer appended the same versions to one of this unit of work's "
+                                + appends.size() + " streams");
+            }
+            throw e;
+        }
+    }
+
+    private int eventCount() {
+        int count = 0;
+        for (StreamAppend append : appends) {
+            count += append.events().size();
+        }
+        return count;
+    }
+
+    /** One statement per {@link DocumentChanges#MAX_ARRAY_PARAMETER} events, their columns bound as arrays. */
+    private List<UUID> insertArrays(Connection c, List<AppendedRange> ranges, OffsetDateTime now, long tenantSeq)
+            throws SQLException {
+        EventColumns columns = new EventColumns(eventCount());
+        for (int a = 0; a < appends.size(); a++) {
+            StreamAppend append = appends.get(a);
+            long version = ranges.get(a).firstVersion();
+            EventMetadata meta = append.metadata();
+            String headers = EventRows.headersJson(meta.headers());
+            for (Object event : append.events()) {
+                columns.add(UUID.randomUUID(), append.streamId(), version++, types.aliasOf(event.getClass()),
+                        structuredJson(event), partitioned ? ++tenantSeq : null, meta.correlationId(),
+                        meta.causationId(), headers);
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.insertEventsOfMany())) {
+            for (int from = 0; from < columns.size(); from += DocumentChanges.MAX_ARRAY_PARAMETER) {
+                int to = Math.min(columns.size(), from + DocumentChanges.MAX_ARRAY_PARAMETER);
+                ps.setObject(1, now);
+                ps.setString(2, tenantId);
+                columns.bind(c, dialect, ps, 3, from, to);
+                ps.executeUpdate();
+            }
+        }
+        return columns.ids();
+    }
+
+    private List<UUID> insertBatch(Connection c, List<AppendedRange> ranges, OffsetDateTime now, long tenantSeq)
+            throws SQLException {
         List<UUID> eventIds = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(sql.insertEvent())) {
             for (int a = 0; a < appends.size(); a++) {
@@ -213,15 +267,6 @@ public final class StreamAppends {
                 }
             }
             ps.executeBatch();
-        } catch (SQLException e) {
-            if (dialect.isUniqueViolation(e)) {
-                // the stream rows above serialize writers per stream, so this is a writer that bypassed them
-                throw StreamHeads.conflict(c, sql, tenantId, appends.get(0), appends.size() == 1
-                        ? "another writer appended the same versions"
-                        : "another writer appended the same versions to one of this unit of work's "
-                                + appends.size() + " streams");
-            }
-            throw e;
         }
         return eventIds;
     }

@@ -105,10 +105,28 @@ class AppendStatementsConformanceTest {
         for (String stream : streams) {
             List<EventEnvelope> events = store.querySession().fetchStream(stream);
             assertThat(events).extracting(EventEnvelope::version).containsExactly(1L, 2L, 3L, 4L, 5L);
+            // numbered in version order: a stream's events reach a shard in the order they were appended
+            assertThat(events).extracting(EventEnvelope::sequence).isSorted().doesNotHaveDuplicates();
             sequences.add(events.get(4).sequence());
         }
         // the second unit of work wrote its streams' events in the order it appended them
         assertThat(sequences).isSorted();
+    }
+
+    @Test
+    void aUnitOfWorkOfMoreEventsThanOneArrayParameterHoldsIsWrittenWholeAndInOrder() {
+        List<String> streams = streams(2);
+        int statements = statementsToAppend(streams, 5_100);
+        for (String stream : streams) {
+            List<EventEnvelope> events = store.querySession().fetchStream(stream);
+            assertThat(events).hasSize(5_100);
+            assertThat(events).extracting(EventEnvelope::sequence).isSorted().doesNotHaveDuplicates();
+            assertThat(((OrderPlaced) events.get(5_099).data()).amount()).isEqualTo(5_099);
+        }
+        if (db.engine() != DatabaseEngine.SQL_SERVER) {
+            // 10,200 events: two statements of at most 10,000 rows each, one prepared statement
+            assertThat(statements).isLessThanOrEqualTo(4);
+        }
     }
 
     @Test

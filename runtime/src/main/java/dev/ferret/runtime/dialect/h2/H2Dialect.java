@@ -202,6 +202,17 @@ public final class H2Dialect implements Dialect {
                 "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq,"
                         + " correlation_id, causation_id, headers)"
                         + " VALUES (?, ?, ?, ?, ? FORMAT JSON, ?, ?, ?, ?, ?, ? FORMAT JSON)",
+                "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq,"
+                        + " correlation_id, causation_id, headers)"
+                        + " SELECT CAST(u.id AS UUID), u.stream_id, u.version, u.type, u.data FORMAT JSON,"
+                        + " CAST(?1 AS TIMESTAMP WITH TIME ZONE), CAST(?2 AS " + TEXT + "), u.tenant_seq,"
+                        + " u.correlation_id, u.causation_id, u.headers FORMAT JSON"
+                        + " FROM UNNEST(CAST(?3 AS " + TEXT + " ARRAY), CAST(?4 AS " + TEXT + " ARRAY),"
+                        + " CAST(?5 AS BIGINT ARRAY), CAST(?6 AS " + TEXT + " ARRAY), CAST(?7 AS VARCHAR ARRAY),"
+                        + " CAST(?8 AS BIGINT ARRAY), CAST(?9 AS " + TEXT + " ARRAY), CAST(?10 AS " + TEXT + " ARRAY),"
+                        + " CAST(?11 AS VARCHAR ARRAY)) WITH ORDINALITY"
+                        + " AS u(id, stream_id, version, type, data, tenant_seq, correlation_id, causation_id, headers, n)"
+                        + " ORDER BY u.n",
                 "SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, tenant_id, correlation_id, causation_id, "
                         + "CAST(headers AS VARCHAR) FROM "
                         + t.events() + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version",

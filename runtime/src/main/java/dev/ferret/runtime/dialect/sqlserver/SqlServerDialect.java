@@ -158,6 +158,8 @@ public final class SqlServerDialect implements Dialect {
                 "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq,"
                         + " correlation_id, causation_id, headers)"
                         + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                // mssql-jdbc takes no array parameters: a JDBC batch of insertEvent
+                "",
                 "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, "
                         + "headers FROM " + t.events()
                         + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version",

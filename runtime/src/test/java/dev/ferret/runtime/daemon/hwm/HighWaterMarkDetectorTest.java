@@ -3,6 +3,7 @@ package dev.ferret.runtime.daemon.hwm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ferret.DatabaseEngine;
 import dev.ferret.DocumentSession;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.ApplyFailedException;
@@ -21,6 +22,7 @@ import dev.ferret.runtime.testing.MutableClock;
 import dev.ferret.runtime.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,6 +34,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -220,20 +223,7 @@ class HighWaterMarkDetectorTest {
         // an append that has drawn its number (the insert ran) and not yet taken its owner lock: the race window
         try (Connection late = store.dataSource().getConnection()) {
             late.setAutoCommit(false);
-            try (PreparedStatement ps = late.prepareStatement(store.eventSql().insertEvent())) {
-                store.dialect().bindUuid(ps, 1, UUID.randomUUID());
-                ps.setString(2, "late");
-                ps.setLong(3, 1);
-                ps.setString(4, "tick");
-                ps.setString(5, "{\"n\":1}");
-                ps.setObject(6, OffsetDateTime.now(clock));
-                ps.setString(7, StoreOptions.DEFAULT_TENANT);
-                ps.setNull(8, Types.BIGINT);
-                ps.setNull(9, Types.VARCHAR);
-                ps.setNull(10, Types.VARCHAR);
-                ps.setNull(11, Types.VARCHAR);
-                ps.executeUpdate();
-            }
+            insertUnowned(late, "late");
             append("a");
             detector.detect();
             clock.advance(GRACE);
@@ -246,6 +236,69 @@ class HighWaterMarkDetectorTest {
         }
         assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_events") + " WHERE stream_id = 'late'"))
                 .as("never committed, so nothing was lost").isZero();
+    }
+
+    @Test
+    void anAppendWhoseOwnerLockWaitedForADetectorThatPassedItsNumberSeesThatMarkAndRollsBack() throws Exception {
+        append("a");
+        detector.detect();
+        try (Connection late = db.dataSource().getConnection();
+             Connection claim = db.dataSource().getConnection()) {
+            late.setAutoCommit(false);
+            insertUnowned(late, "late");
+            long drawn;
+            // read on the appending connection: nobody else sees the uncommitted row
+            try (PreparedStatement ps = late.prepareStatement("SELECT MAX(seq_id) FROM " + store.names().events());
+                 ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                drawn = rs.getLong(1);
+            }
+            // the detector's side, by hand: it claimed the hole and raised the mark past it, not yet committed
+            claim.setAutoCommit(false);
+            assertThat(store.dialect().tryClaimSequences(claim, store.names(),
+                    store.dialect().daemonSql(store.names()), drawn, drawn))
+                    .as("the hole's owner lock was free").isTrue();
+            try (PreparedStatement ps = claim.prepareStatement("UPDATE " + store.names().progression()
+                    + " SET last_seq_id = ? WHERE name = 'HighWaterMark'")) {
+                ps.setLong(1, drawn);
+                assertThat(ps.executeUpdate()).isEqualTo(1);
+            }
+            CompletableFuture<Void> owning = CompletableFuture.runAsync(() -> {
+                try {
+                    store.dialect().ownAppendedSequences(late, store.names(), store.eventSql(),
+                            StoreOptions.DEFAULT_TENANT, List.of(new AppendedRange("late", 1, 1)));
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, pool);
+            if (db.engine() != DatabaseEngine.H2) {
+                // the owner lock is the detector's until it commits: the append waits
+                assertThatThrownBy(() -> owning.get(300, TimeUnit.MILLISECONDS))
+                        .as("the append waits for the detector's owner lock").isInstanceOf(TimeoutException.class);
+            }
+            // H2 keeps owners in this JVM: the claim itself refuses the number, before any commit
+            claim.commit();
+            assertThatThrownBy(() -> owning.get(30, TimeUnit.SECONDS))
+                    .hasRootCauseInstanceOf(SequencesPassedException.class);
+            late.rollback();
+        }
+    }
+
+    private void insertUnowned(Connection c, String stream) throws Exception {
+        try (PreparedStatement ps = c.prepareStatement(store.eventSql().insertEvent())) {
+            store.dialect().bindUuid(ps, 1, UUID.randomUUID());
+            ps.setString(2, stream);
+            ps.setLong(3, 1);
+            ps.setString(4, "tick");
+            ps.setString(5, "{\"n\":1}");
+            ps.setObject(6, OffsetDateTime.now(clock));
+            ps.setString(7, StoreOptions.DEFAULT_TENANT);
+            ps.setNull(8, Types.BIGINT);
+            ps.setNull(9, Types.VARCHAR);
+            ps.setNull(10, Types.VARCHAR);
+            ps.setNull(11, Types.VARCHAR);
+            ps.executeUpdate();
+        }
     }
 
     @Test
@@ -267,3 +320,4 @@ class HighWaterMarkDetectorTest {
         assertThat(restarted.mark()).isEqualTo(5);
     }
 }
+
