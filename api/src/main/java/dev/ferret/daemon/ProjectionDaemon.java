@@ -1,14 +1,38 @@
 package dev.ferret.daemon;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /** The async daemon of one store. Started and stopped with the store when its mode is not DISABLED. */
 public interface ProjectionDaemon {
 
+    /** Every shard and the daemon's loops; at many thousand shards prefer {@link #summary}, {@link #shards}, {@link #shard}. */
     DaemonStatus status();
+
+    /** The shard named {@code name}; empty when there is none. The store's daemon finds it in constant time. */
+    default Optional<ShardStatus> shard(String name) {
+        return status().shard(name);
+    }
+
+    /**
+     * A page of the shards {@code query} matches, ordered by name, with how many matched and their summary. The
+     * store's daemon builds a full status only for the page's shards.
+     */
+    default ShardPage shards(ShardQuery query) {
+        List<ShardStatus> all = new ArrayList<>(status().shards());
+        all.sort(Comparator.comparing(ShardStatus::name));
+        return ShardPage.of(all, query);
+    }
+
+    /** Every shard counted: by state, per projection and per database, with the worst lags. */
+    default StatusSummary summary() {
+        return status().summary();
+    }
 
     /**
      * Stops the shard of {@code projectionName}, deletes its documents and progression, replays every event and

@@ -1,5 +1,6 @@
 package dev.ferret.daemon;
 
+import dev.ferret.StoreOptions;
 import java.time.Duration;
 
 /**
@@ -18,10 +19,20 @@ import java.time.Duration;
  * @param projection      the name of the projection (or subscription) it runs, such as {@code OrderSummary}
  * @param tenantId        the tenant whose events it reads when events are partitioned by tenant, else null
  * @param runsHere        whether this node runs it: always under SOLO, while it holds the shard's lock under HotCold
+ * @param database        the name of the database whose event log it reads: {@code StoreOptions.DEFAULT_DATABASE}
+ *                        for the store's own, else the name given in {@code tenancy().database(...)}
  */
 public record ShardStatus(String name, ShardState state, long progression, long highWaterMark, Throwable error,
                           Duration sinceLastCommit, Duration stalledFor, OutboxStatus outbox, String projection,
-                          String tenantId, boolean runsHere) {
+                          String tenantId, boolean runsHere, String database) {
+
+    /** A shard of the store's own database. */
+    public ShardStatus(String name, ShardState state, long progression, long highWaterMark, Throwable error,
+                       Duration sinceLastCommit, Duration stalledFor, OutboxStatus outbox, String projection,
+                       String tenantId, boolean runsHere) {
+        this(name, state, progression, highWaterMark, error, sinceLastCommit, stalledFor, outbox, projection,
+                tenantId, runsHere, StoreOptions.DEFAULT_DATABASE);
+    }
 
     /** A shard of the whole log that runs on this node, its projection read from its name. */
     public ShardStatus(String name, ShardState state, long progression, long highWaterMark, Throwable error,

@@ -14,12 +14,15 @@ import java.util.Map;
  * @param shards      how many shards there are
  * @param byState     how many are in each state (states with none are left out)
  * @param projections one line per projection, in the order its first shard appears
+ * @param databases   one line per database whose event log shards read, in the order its first shard appears
  */
-public record StatusSummary(int shards, Map<ShardState, Integer> byState, List<ProjectionSummary> projections) {
+public record StatusSummary(int shards, Map<ShardState, Integer> byState, List<ProjectionSummary> projections,
+                            List<DatabaseSummary> databases) {
 
     public StatusSummary {
         byState = copy(byState);
         projections = List.copyOf(projections);
+        databases = List.copyOf(databases);
     }
 
     /**
@@ -36,18 +39,55 @@ public record StatusSummary(int shards, Map<ShardState, Integer> byState, List<P
         }
     }
 
-    /** Counts {@code shards}. */
-    public static StatusSummary of(List<ShardStatus> shards) {
-        Map<ShardState, Integer> byState = new EnumMap<>(ShardState.class);
-        Map<String, Tally> byProjection = new LinkedHashMap<>();
-        for (ShardStatus shard : shards) {
-            byState.merge(shard.state(), 1, Integer::sum);
-            byProjection.computeIfAbsent(shard.projection(), p -> new Tally()).add(shard);
+    /**
+     * One database's shards: those reading its event log, whatever their projection.
+     *
+     * @param worstLag   the largest lag among them
+     * @param worstShard the shard with that lag (the first such); null when there is none
+     */
+    public record DatabaseSummary(String database, int shards, Map<ShardState, Integer> byState, long worstLag,
+                                  String worstShard) {
+
+        public DatabaseSummary {
+            byState = copy(byState);
         }
-        List<ProjectionSummary> projections = new ArrayList<>(byProjection.size());
-        byProjection.forEach((projection, tally) -> projections.add(new ProjectionSummary(projection, tally.shards,
-                tally.byState, tally.worstLag, tally.worstShard)));
-        return new StatusSummary(shards.size(), byState, projections);
+    }
+
+    /** Counts {@code shards}. */
+    public static StatusSummary of(Iterable<ShardStatus> shards) {
+        Counter counter = new Counter();
+        shards.forEach(counter::add);
+        return counter.summary();
+    }
+
+    /** Counts shards one at a time, for a caller that does not keep them: {@link #add} each, then {@link #summary}. */
+    public static final class Counter {
+        private final Map<ShardState, Integer> byState = new EnumMap<>(ShardState.class);
+        private final Map<String, Tally> byProjection = new LinkedHashMap<>();
+        private final Map<String, Tally> byDatabase = new LinkedHashMap<>();
+        private int shards;
+
+        public void add(ShardStatus shard) {
+            add(shard.name(), shard.projection(), shard.database(), shard.state(), shard.lag());
+        }
+
+        /** Counts one shard from the few facts a summary needs, where building its whole status would cost more. */
+        public void add(String name, String projection, String database, ShardState state, long lag) {
+            shards++;
+            byState.merge(state, 1, Integer::sum);
+            byProjection.computeIfAbsent(projection, p -> new Tally()).add(name, state, lag);
+            byDatabase.computeIfAbsent(database, d -> new Tally()).add(name, state, lag);
+        }
+
+        public StatusSummary summary() {
+            List<ProjectionSummary> projections = new ArrayList<>(byProjection.size());
+            byProjection.forEach((projection, tally) -> projections.add(new ProjectionSummary(projection,
+                    tally.shards, tally.byState, tally.worstLag, tally.worstShard)));
+            List<DatabaseSummary> databases = new ArrayList<>(byDatabase.size());
+            byDatabase.forEach((database, tally) -> databases.add(new DatabaseSummary(database, tally.shards,
+                    tally.byState, tally.worstLag, tally.worstShard)));
+            return new StatusSummary(shards, byState, projections, databases);
+        }
     }
 
     /** An unmodifiable copy in the states' order. */
@@ -64,12 +104,12 @@ public record StatusSummary(int shards, Map<ShardState, Integer> byState, List<P
         private long worstLag = -1;
         private String worstShard;
 
-        void add(ShardStatus shard) {
+        void add(String name, ShardState state, long lag) {
             shards++;
-            byState.merge(shard.state(), 1, Integer::sum);
-            if (shard.lag() > worstLag) {
-                worstLag = shard.lag();
-                worstShard = shard.name();
+            byState.merge(state, 1, Integer::sum);
+            if (lag > worstLag) {
+                worstLag = lag;
+                worstShard = name;
             }
         }
     }

@@ -153,6 +153,31 @@ class ConsoleIT {
                 .contains("Ferret console: viewer was refused hold shard=" + shard);
     }
 
+    @Test
+    void theStatusPagesAndFiltersShardsAndRefusesAFilterItCannotRead() throws Exception {
+        HttpClient viewer = client();
+        JsonObject first = json(send(viewer, HttpRequest.newBuilder(console("api/status?limit=1")).GET(), VIEWER,
+                VIEWER_PASSWORD));
+        JsonObject page = first.getJsonObject("page");
+        assertThat(first.getJsonArray("shards")).hasSize(1);
+        assertThat(page.getInt("matched")).as("%s", first).isGreaterThan(1);
+        assertThat(page.getBoolean("hasMore")).isTrue();
+        assertThat(first.getJsonObject("summary").getInt("shards")).isEqualTo(page.getInt("matched"));
+        String second = json(send(viewer, HttpRequest.newBuilder(console("api/status?limit=1&offset=1")).GET(),
+                VIEWER, VIEWER_PASSWORD)).getJsonArray("shards").getJsonObject(0).getString("name");
+        assertThat(second).isGreaterThan(first.getJsonArray("shards").getJsonObject(0).getString("name"));
+        JsonObject dashboard = json(send(viewer, HttpRequest.newBuilder(console("api/status?projection=Dashboard"))
+                .GET(), VIEWER, VIEWER_PASSWORD));
+        assertThat(dashboard.getJsonArray("shards").getValuesAs(JsonObject.class))
+                .extracting(shard -> shard.getString("name")).containsExactly("Dashboard:All");
+        assertThat(dashboard.getJsonArray("shards").getJsonObject(0).getString("database")).isEqualTo("default");
+
+        HttpResponse<String> refused = send(viewer, HttpRequest.newBuilder(console("api/status?state=SLEEPING"))
+                .GET(), VIEWER, VIEWER_PASSWORD);
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(refused.body()).contains("state").contains("SLEEPING");
+    }
+
     private String shardState(HttpClient client, String shard) throws Exception {
         JsonArray shards = json(send(client, HttpRequest.newBuilder(console("api/status")).GET(), OPERATOR,
                 OPERATOR_PASSWORD)).getJsonArray("shards");
@@ -226,6 +251,13 @@ class ConsoleIT {
             click(wait, "#dead-letters button[data-action='discard']");
             wait.until(d -> d.findElement(By.cssSelector(row + " td.dead-letter-count")).getText().equals("0"));
             assertThat(browser.findElement(By.id("message")).getText()).contains("discarded");
+
+            // filtered to one projection: only its rows, and the count says so
+            browser.findElement(By.id("filter-projection")).sendKeys("Dashboard");
+            click(wait, "#filter-apply");
+            wait.until(d -> rowNames(d).equals(Set.of("Dashboard:All"))
+                    && d.findElement(By.id("page-info")).getText().equals("shards 1–1 of 1 matching"));
+            screenshot(browser, screenshots.resolve("console-filtered.png"));
 
             // a rebuild of the dashboard: its progress bar reaches done
             click(wait, "tr.shard[data-shard='Dashboard:All'] button[data-action='rebuild']");

@@ -4,6 +4,7 @@ import dev.ferret.DocumentStore;
 import dev.ferret.FerretException;
 import dev.ferret.cdi.FerretStoreLifecycle;
 import dev.ferret.daemon.DeadLetterEvent;
+import dev.ferret.daemon.ShardQuery;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
@@ -32,7 +33,9 @@ import java.util.regex.Pattern;
  * the operator role and the session's CSRF token in {@value #CSRF_HEADER}, and each is logged with its caller on the
  * {@value #AUDIT_LOGGER} logger.
  *
- * <p>Routes, under the console's path: {@code /} (the page), {@code GET /api/status},
+ * <p>Routes, under the console's path: {@code /} (the page),
+ * {@code GET /api/status?projection=&tenant=&database=&state=&offset=&limit=} (every filter optional; see
+ * {@link ConsoleQueries}),
  * {@code GET /api/dead-letters?shard=&after=&limit=}, and {@code POST /api/hold?shard=}, {@code /api/restart?shard=},
  * {@code /api/skip?shard=} (a shard paused on a refused event restarts past it, sending it to the dead letters),
  * {@code /api/rebuild?projection=[&tenant=]}, {@code /api/replay?shard=&id=}, {@code /api/discard?shard=&id=}.
@@ -121,8 +124,16 @@ final class ConsoleServlet extends HttpServlet {
             case "" -> resp.sendRedirect(req.getContextPath() + settings.path() + "/");
             case "/", "/index.html" -> page(resp);
             case "/console.js" -> script(resp);
-            case "/api/status" -> withStore(resp, store -> json(resp, 200,
-                    status.render(store.daemon(), session(req)).build()));
+            case "/api/status" -> withStore(resp, store -> {
+                ShardQuery query;
+                try {
+                    query = ConsoleQueries.shardQuery(req::getParameter);
+                } catch (IllegalArgumentException e) {
+                    error(resp, 400, e.getMessage());
+                    return;
+                }
+                json(resp, 200, status.render(store.daemon(), query, session(req)).build());
+            });
             case "/api/dead-letters" -> withStore(resp, store -> {
                 try {
                     json(resp, 200, deadLetters(req, store));

@@ -4,6 +4,8 @@ import dev.ferret.daemon.DaemonStatus;
 import dev.ferret.daemon.GapSkip;
 import dev.ferret.daemon.HighWaterMarkStatus;
 import dev.ferret.daemon.ProjectionDaemon;
+import dev.ferret.daemon.ShardPage;
+import dev.ferret.daemon.ShardQuery;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
 import dev.ferret.daemon.StatusSummary;
@@ -14,7 +16,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The console's {@code /api/status} body: the daemon's status as the page draws it, each shard's rate from
+ * The console's {@code /api/status} body: the daemon's status as the page draws it, one page of its shards (filtered
+ * by projection, tenant, database and state), each shown shard's rate from
  * {@link ShardRates}, the rebuilds {@link RebuildWatch} follows, and the HotCold nodes. Reads the daemon through its
  * public API only. Holds no state of its own; the two it reads are thread-safe.
  */
@@ -28,18 +31,23 @@ final class ConsoleStatus {
         this.rebuilds = rebuilds;
     }
 
-    /** The status of {@code daemon} now; {@code session} is the caller's (user, role, CSRF token). */
-    JsonObjectBuilder render(ProjectionDaemon daemon, JsonObjectBuilder session) {
+    /**
+     * The status of {@code daemon} now, with the page of shards {@code query} asks for (the summary counts every
+     * shard, the page only its rows); {@code session} is the caller's (user, role, CSRF token).
+     */
+    JsonObjectBuilder render(ProjectionDaemon daemon, ShardQuery query, JsonObjectBuilder session) {
         DaemonStatus status = daemon.status();
+        ShardPage page = daemon.shards(query);
         long now = System.nanoTime();
         Map<String, Long> deadLetters = daemon.deadLetterCounts();
         Map<String, ShardStatus> byName = new HashMap<>();
+        status.shards().forEach(shard -> byName.put(shard.name(), shard));
         JsonArrayBuilder shards = Json.createArrayBuilder();
-        for (ShardStatus shard : status.shards()) {
-            byName.put(shard.name(), shard);
+        for (ShardStatus shard : page.shards()) {
             shards.add(shard(shard, rates.sample(shard.name(), shard.progression(), now),
                     deadLetters.getOrDefault(shard.name(), 0L)));
         }
+        // rates are kept for the shards someone looks at: the pages shown, not every shard of the store
         rates.retain(byName.keySet());
         JsonArrayBuilder rebuilding = Json.createArrayBuilder();
         for (RebuildWatch.Progress p : rebuilds.progress(byName, now)) {
@@ -63,6 +71,9 @@ final class ConsoleStatus {
                 .add("nodes", nodes)
                 .add("highWaterMark", mark(status.highWaterMark()))
                 .add("summary", summary(status.summary()))
+                .add("page", Json.createObjectBuilder().add("matched", page.matched())
+                        .add("offset", query.offset()).add("limit", query.limit()).add("hasMore", page.hasMore())
+                        .add("summary", summary(page.summary())))
                 .add("shards", shards)
                 .add("rebuilds", rebuilding)
                 .add("session", session);
@@ -79,6 +90,7 @@ final class ConsoleStatus {
                 .add("progression", shard.progression())
                 .add("highWaterMark", shard.highWaterMark())
                 .add("lag", shard.lag())
+                .add("database", shard.database())
                 .add("eventsPerSecond", rate.perSecond())
                 .add("rateHistory", history)
                 .add("stalledForMillis", shard.stalledFor().toMillis())
@@ -108,8 +120,17 @@ final class ConsoleStatus {
             }
             projections.add(line);
         }
+        JsonArrayBuilder databases = Json.createArrayBuilder();
+        for (StatusSummary.DatabaseSummary d : summary.databases()) {
+            JsonObjectBuilder line = Json.createObjectBuilder().add("database", d.database())
+                    .add("shards", d.shards()).add("byState", states(d.byState())).add("worstLag", d.worstLag());
+            if (d.worstShard() != null) {
+                line.add("worstShard", d.worstShard());
+            }
+            databases.add(line);
+        }
         return Json.createObjectBuilder().add("shards", summary.shards()).add("byState", states(summary.byState()))
-                .add("projections", projections);
+                .add("projections", projections).add("databases", databases);
     }
 
     private static JsonObjectBuilder states(Map<ShardState, Integer> counts) {

@@ -3,6 +3,10 @@ const base = location.pathname.replace(/\/(index\.html)?$/, '');
 let session = { operator: false, csrfToken: '' };
 let shownDeadLetters = null;
 let mode = '';
+// the shard rows shown: filters and a page, so the console stays light at tens of thousands of shards
+const pageSize = 100;
+let filters = {};
+let offset = 0;
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -135,13 +139,32 @@ function summaryOf(summary) {
   return el('div', {},
     el('div', {}, summary.shards + ' shards' + (states ? ': ' + states : '')),
     ...summary.projections.map(p => el('div', { class: 'muted' }, p.projection + ': ' + p.shards + ' shard'
-      + (p.shards === 1 ? '' : 's') + ', worst lag ' + p.worstLag + (p.worstShard && p.shards > 1 ? ' (' + p.worstShard + ')' : ''))));
+      + (p.shards === 1 ? '' : 's') + ', worst lag ' + p.worstLag + (p.worstShard && p.shards > 1 ? ' (' + p.worstShard + ')' : ''))),
+    ...(summary.databases.length > 1 ? summary.databases.map(d => el('div', { class: 'muted database-summary' },
+      'database ' + d.database + ': ' + d.shards + ' shard' + (d.shards === 1 ? '' : 's') + ', worst lag ' + d.worstLag
+      + (d.worstShard && d.shards > 1 ? ' (' + d.worstShard + ')' : ''))) : []));
+}
+
+function statusQuery() {
+  const params = { offset, limit: pageSize };
+  for (const [k, v] of Object.entries(filters)) if (v) params[k] = v;
+  return new URLSearchParams(params).toString();
+}
+
+function pageInfo(page) {
+  const first = page.matched === 0 ? 0 : page.offset + 1;
+  const last = Math.min(page.offset + page.limit, page.matched);
+  document.getElementById('page-info').textContent = 'shards ' + first + '–' + last + ' of ' + page.matched
+    + (Object.values(filters).some(v => v) ? ' matching' : '');
+  document.getElementById('page-previous').disabled = page.offset === 0;
+  document.getElementById('page-next').disabled = !page.hasMore;
 }
 
 async function refresh() {
-  const response = await fetch(base + '/api/status', { credentials: 'same-origin' });
+  const response = await fetch(base + '/api/status?' + statusQuery(), { credentials: 'same-origin' });
   if (!response.ok) {
-    say('status refused (' + response.status + ')', true);
+    const body = await response.json().catch(() => ({}));
+    say('status refused (' + response.status + ')' + (body.error ? ': ' + body.error : ''), true);
     return;
   }
   const status = await response.json();
@@ -155,6 +178,7 @@ async function refresh() {
   health.className = status.healthy ? 'good' : 'bad';
   document.getElementById('summary').replaceChildren(summaryOf(status.summary));
   document.querySelector('#shards tbody').replaceChildren(...status.shards.map(shardRow));
+  pageInfo(status.page);
   document.querySelector('#rebuilds tbody').replaceChildren(...status.rebuilds.map(rebuildRow));
   const m = status.highWaterMark;
   const mark = document.getElementById('mark');
@@ -168,6 +192,18 @@ async function refresh() {
     : el('ul', {}, ...status.nodes.map(n => el('li', { class: n.self ? 'good' : '' },
         n.name + (n.self ? ' (this node)' : '') + ', heartbeat ' + ago(n.heartbeatAgeMillis)))));
 }
+
+document.getElementById('filters').addEventListener('submit', event => {
+  event.preventDefault();
+  filters = {};
+  for (const name of ['projection', 'tenant', 'database', 'state']) {
+    filters[name] = document.getElementById('filter-' + name).value.trim();
+  }
+  offset = 0;
+  refresh();
+});
+document.getElementById('page-previous').onclick = () => { offset = Math.max(0, offset - pageSize); refresh(); };
+document.getElementById('page-next').onclick = () => { offset += pageSize; refresh(); };
 
 refresh();
 setInterval(() => refresh().catch(e => say('status failed: ' + e, true)), 2000);

@@ -8,6 +8,10 @@ import dev.ferret.daemon.DaemonStatus;
 import dev.ferret.daemon.DeadLetterEvent;
 import dev.ferret.daemon.ProjectionDaemon;
 import dev.ferret.daemon.RebuildProgress;
+import dev.ferret.daemon.ShardPage;
+import dev.ferret.daemon.ShardQuery;
+import dev.ferret.daemon.ShardStatus;
+import dev.ferret.daemon.StatusSummary;
 import dev.ferret.projections.Projection;
 import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.context.TimeSource;
@@ -23,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -361,6 +366,25 @@ public final class AsyncDaemon implements ProjectionDaemon {
      * The daemon's state. Reading it also re-arms the loops found overdue (after the snapshot is taken, so the
      * snapshot still tells that they were): a health probe revives a daemon whose own supervisor was lost too.
      */
+    @Override
+    public Optional<ShardStatus> shard(String name) {
+        return snapshots.shard(name);
+    }
+
+    @Override
+    public ShardPage shards(ShardQuery query) {
+        ShardPage page = snapshots.page(query);
+        heal();
+        return page;
+    }
+
+    @Override
+    public StatusSummary summary() {
+        StatusSummary summary = snapshots.summary();
+        heal();
+        return summary;
+    }
+
     @Override
     public DaemonStatus status() {
         DaemonStatus status = snapshots.full(running);

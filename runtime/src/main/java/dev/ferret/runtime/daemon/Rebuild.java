@@ -76,7 +76,7 @@ final class Rebuild {
         if (agents.isEmpty()) {
             throw new IllegalArgumentException("no shard of projection '" + projectionName + "' for tenant '"
                     + tenantId + "': the projection is unknown or the tenant has no events; known shards: "
-                    + registry.names());
+                    + registry.known());
         }
         rebuild(agents, agents.get(0).name(), timeout, progress);
     }

@@ -106,7 +106,12 @@ final class ShardAgent {
         long committed = pages.lastCommitNanos();
         return new ShardStatus(name, lifecycle.state(), Math.max(0, pages.floor()), pages.mark(), lifecycle.error(),
                 committed == 0 ? null : Duration.ofNanos(now - committed), stalledFor(now), outbox.status(),
-                applier.name(), partition.tenantId(), runsHere);
+                applier.name(), partition.tenantId(), runsHere, partition.database().name());
+    }
+
+    /** How many sequence numbers it is behind its mark, as {@link ShardStatus#lag()}. */
+    long lag() {
+        return Math.max(0, pages.mark() - Math.max(0, pages.floor()));
     }
 
     /**

@@ -3,38 +3,50 @@ package dev.ferret.runtime.daemon;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * Every shard agent of the daemon by name, and the lookups the operator's verbs, the rebuild and the waits share.
- * Copy-on-write: replaced whole by {@link #add} (the daemon's constructor, or the scheduler thread when a new tenant
- * shows up), read lock-free by agents, status and waiters.
+ * Two concurrent maps of the same agents: one hashed, for a lookup by name in constant time, one ordered by name, for
+ * status pages that stay stable. {@link #add} (the daemon's constructor, or the scheduler thread when a new tenant
+ * shows up) costs what it adds, never a copy of what is there; agents, status and waiters read without locks, and a
+ * reader may see an agent in one map a moment before the other.
  */
 final class ShardRegistry {
 
     private final List<ProjectionApplier> appliers;
-    private volatile Map<String, ShardAgent> shards = Map.of();
+    private final ConcurrentMap<String, ShardAgent> shards = new ConcurrentHashMap<>();
+    private final ConcurrentNavigableMap<String, ShardAgent> byName = new ConcurrentSkipListMap<>();
 
     ShardRegistry(List<ProjectionApplier> appliers) {
         this.appliers = List.copyOf(appliers);
     }
 
     /** Adds agents; the caller starts them or hands them to the HotCold ownership. */
-    synchronized void add(List<ShardAgent> agents) {
-        Map<String, ShardAgent> next = new LinkedHashMap<>(shards);
-        agents.forEach(agent -> next.put(agent.name(), agent));
-        shards = Collections.unmodifiableMap(next);
+    void add(List<ShardAgent> agents) {
+        agents.forEach(agent -> {
+            byName.put(agent.name(), agent);
+            shards.put(agent.name(), agent);
+        });
     }
 
     Collection<ShardAgent> all() {
-        return shards.values();
+        return byName.values();
+    }
+
+    /** Every agent ordered by name. */
+    Collection<ShardAgent> byName() {
+        return byName.values();
     }
 
     Set<String> names() {
-        return shards.keySet();
+        return Collections.unmodifiableSet(byName.keySet());
     }
 
     int size() {
@@ -61,7 +73,7 @@ final class ShardRegistry {
             if (named.size() != 1) {
                 throw new IllegalArgumentException("no async shard named '" + name + "'" + (named.isEmpty() ? ""
                         : " (projection '" + name + "' has one shard per tenant)") + "; known shards: "
-                        + shards.keySet());
+                        + known());
             }
             agent = named.get(0);
         }
@@ -75,17 +87,24 @@ final class ShardRegistry {
      * @throws IllegalArgumentException when neither a shard nor a projection has that name
      */
     List<ShardAgent> agentsNamed(String name) {
-        Map<String, ShardAgent> current = shards;
-        ShardAgent exact = current.get(name);
+        Map<String, ShardAgent> current = byName;
+        ShardAgent exact = shards.get(name);
         if (exact != null) {
             return List.of(exact);
         }
         List<ShardAgent> agents = current.values().stream().filter(a -> a.applier().name().equals(name)).toList();
         if (agents.isEmpty() && appliers.stream().noneMatch(a -> a.name().equals(name))) {
             throw new IllegalArgumentException("no async projection or shard named '" + name + "'; known shards: "
-                    + current.keySet());
+                    + known());
         }
         return agents;
+    }
+
+    /** The first shard names, for an error message that stays short at any number of shards. */
+    String known() {
+        List<String> first = byName.keySet().stream().limit(20).toList();
+        int all = byName.size();
+        return all > first.size() ? first + " and " + (all - first.size()) + " more" : first.toString();
     }
 
     /**

@@ -43,6 +43,11 @@ class StatusSummaryTest {
         assertThat(orders.worstShard()).isEqualTo("Orders:t2");
         assertThat(orders.byState()).containsEntry(ShardState.PAUSED, 1).containsEntry(ShardState.RUNNING, 2);
         assertThat(summary.projections().get(1).worstLag()).isZero();
+        assertThat(summary.databases()).singleElement().satisfies(database -> {
+            assertThat(database.database()).isEqualTo("default");
+            assertThat(database.shards()).isEqualTo(4);
+            assertThat(database.worstShard()).isEqualTo("Orders:t2");
+        });
     }
 
     @Test
@@ -51,5 +56,6 @@ class StatusSummaryTest {
         assertThat(summary.shards()).isZero();
         assertThat(summary.byState()).isEmpty();
         assertThat(summary.projections()).isEmpty();
+        assertThat(summary.databases()).isEmpty();
     }
 }
