@@ -30,6 +30,11 @@ public final class DaemonSettings {
                     + " (NOTIFY after the commit, never in its transaction) and this node listens for theirs on one"
                     + " connection of the store's database, so they detect at once; off, or on other engines, other"
                     + " nodes' appends are seen at the next poll");
+    public static final Setting<Boolean> METRICS_PER_SHARD = declare("metricsPerShard", "daemon.metrics-per-shard",
+            Boolean.class, false, Rule.any("true or false"), "off, the daemon's metrics carry the projection"
+                    + " (`ferret.projection`) and the database (`ferret.database`), and the gauges give each pair's"
+                    + " worst lag and lowest progression: a series count that does not grow with tenants; on, each"
+                    + " shard's carry its name (`ferret.shard`) too, one series per shard and instrument");
     public static final Setting<Duration> STALE_SEQUENCE_THRESHOLD = declare("staleSequenceThreshold",
             "daemon.stale-sequence-threshold", Duration.class, Duration.ofSeconds(3), Rule.positive(),
             "age of an owned hole before the status reports the mark stalled (a hole is claimed after one"
@@ -346,6 +351,11 @@ public final class DaemonSettings {
         return set(COMMIT_SIGNALS, on);
     }
 
+    /** See {@link #METRICS_PER_SHARD}; default off (per projection and database). */
+    public DaemonSettings metricsPerShard(boolean on) {
+        return set(METRICS_PER_SHARD, on);
+    }
+
     /** See {@link #SKIP_APPLY_ERRORS}: on, a throwing apply dead-letters its event; off pauses the shard. */
     public DaemonSettings skipApplyErrors(boolean skip) {
         return set(SKIP_APPLY_ERRORS, skip);
@@ -455,6 +465,10 @@ public final class DaemonSettings {
 
     public boolean isCommitSignals() {
         return get(COMMIT_SIGNALS);
+    }
+
+    public boolean isMetricsPerShard() {
+        return get(METRICS_PER_SHARD);
     }
 
     public boolean isSkipApplyErrors() {

@@ -3,6 +3,7 @@ package dev.ferret.bench;
 import dev.ferret.EventEnvelope;
 import dev.ferret.runtime.metrics.DaemonMetrics;
 import dev.ferret.runtime.metrics.OpenTelemetryMetrics;
+import dev.ferret.runtime.metrics.ShardLabel;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
@@ -34,6 +35,8 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class MetricsBenchmark {
+
+    private static final ShardLabel LABEL = new ShardLabel(null, "Tally", "default");
 
     @Param({"none", "sdk"})
     public String metrics;
@@ -72,6 +75,6 @@ public class MetricsBenchmark {
 
     @Benchmark
     public void pageCommitted() {
-        target.pageCommitted("Tally:All", page, duration, visibleAt, false);
+        target.pageCommitted(LABEL, page, duration, visibleAt, false);
     }
 }

@@ -42,9 +42,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class MetricsIT {
 
     private static final Duration PATIENCE = Duration.ofSeconds(90);
-    private static final String SHARD = "ItOrder:All";
+    /** Metrics are per projection and database by default: the shard's projection is what they carry. */
+    private static final String SHARD = "ItOrder";
+    /** Data points that carried a shard's name: none, with the default settings. */
+    private static final List<String> PER_SHARD_POINTS = new CopyOnWriteArrayList<>();
     private static final int ORDERS = 3;
-    /** The first export of data points ("name|shard" to value) that shows the orders applied; null until then. */
+    /** The first export of data points ("name|projection" to value; a database other than the default follows the projection after @) that shows the orders applied; null until then. */
     private static final AtomicReference<Map<String, Double>> SETTLED = new AtomicReference<>();
     /** The last export, for the failure message. */
     private static final AtomicReference<Map<String, Double>> LAST = new AtomicReference<>(Map.of());
@@ -137,8 +140,13 @@ class MetricsIT {
     }
 
     private static String shard(List<KeyValue> attributes) {
-        return attributes.stream().filter(a -> a.getKey().equals("ferret.shard"))
+        attributes.stream().filter(a -> a.getKey().equals("ferret.shard"))
+                .forEach(a -> PER_SHARD_POINTS.add(a.getValue().getStringValue()));
+        String database = attributes.stream().filter(a -> a.getKey().equals("ferret.database"))
                 .map(a -> a.getValue().getStringValue()).findFirst().orElse("");
+        String projection = attributes.stream().filter(a -> a.getKey().equals("ferret.projection"))
+                .map(a -> a.getValue().getStringValue()).findFirst().orElse("");
+        return projection.isEmpty() || database.equals("default") ? projection : projection + "@" + database;
     }
 
     @Test
@@ -168,6 +176,7 @@ class MetricsIT {
         assertThat(value(export, "ferret.shard.append_to_visible.count", SHARD)).isGreaterThanOrEqualTo(ORDERS);
         assertThat(value(export, "ferret.shard.page.duration.count", SHARD))
                 .isEqualTo(value(export, "ferret.shard.pages_committed", SHARD));
+        assertThat(PER_SHARD_POINTS).as("shard names on data points (daemon.metrics-per-shard is off)").isEmpty();
     }
 
     private static double value(Map<String, Double> export, String name, String shard) {

@@ -71,6 +71,7 @@ class PublicTypesTest {
             "dev.ferret.runtime.events.StreamAppends",
             "dev.ferret.runtime.metrics.DaemonMetrics",
             "dev.ferret.runtime.metrics.OpenTelemetryMetrics",
+            "dev.ferret.runtime.metrics.ShardLabel",
             "dev.ferret.runtime.progression.ProgressionRows",
             "dev.ferret.runtime.projections.PageBatch",
             "dev.ferret.runtime.projections.ProjectionApplier",

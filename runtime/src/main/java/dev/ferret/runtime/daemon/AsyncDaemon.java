@@ -243,7 +243,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
             rounds.run();
             return settings.getPollingInterval();
         }, settings.getPollingInterval());
-        observedByMetrics = metrics.observe(() -> snapshots.observed(running));
+        observedByMetrics = metrics.observe(() -> snapshots.observed(running), settings.isMetricsPerShard());
         LOG.info("Async daemon started in {} mode with {}", settings.getMode(), context.partitionedByTenant()
                 ? appliers.size() + " projections per tenant" : registry.size() + " shards");
     }

@@ -5,6 +5,7 @@ import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.DeadLetterEvent;
 import dev.ferret.daemon.ProgressionConflictException;
 import dev.ferret.runtime.context.StoreContext;
+import dev.ferret.runtime.metrics.ShardLabel;
 import dev.ferret.runtime.context.TimeSource;
 import dev.ferret.runtime.daemon.ShardLifecycle.Event;
 import dev.ferret.runtime.progression.ProgressionRows;
@@ -63,6 +64,7 @@ final class PageLoop {
     private final PageWriter writer;
     private final CatchUpPageSize pageSize;
     private final PageWriter.InFlight inFlight = new InFlight();
+    private final ShardLabel label;
 
     private volatile long floor = -1;
     /** A page whose commit failed after its work returned, until its outcome is known. */
@@ -103,6 +105,7 @@ final class PageLoop {
         this.listeners = new PageListeners(name, parts);
         this.writer = new PageWriter(name, applier, partition, parts, outbox, listeners);
         this.pageSize = new CatchUpPageSize(settings, parts.budget());
+        this.label = ShardLabel.of(name, applier.name(), partition.database().name(), settings.isMetricsPerShard());
     }
 
     long floor() {
@@ -116,6 +119,11 @@ final class PageLoop {
     /** The mark this shard works towards: the store's, or its tenant's. */
     long mark() {
         return parts.marks().markOf(partition);
+    }
+
+    /** What this shard's metrics are recorded under. */
+    ShardLabel label() {
+        return label;
     }
 
     /** Whether the page in flight has committed: only its after-commit listeners are left. */
@@ -347,10 +355,10 @@ final class PageLoop {
         // in the tenant's own numbers, the skip in the store's: they are not compared)
         skipOnce = -1;
         // after the floor moved: a collection never sees the page's events counted ahead of the progression
-        parts.metrics().pageCommitted(name, outcome.events(), Duration.ofNanos(lastCommitNanos - attempt.startedNanos()),
+        parts.metrics().pageCommitted(label, outcome.events(), Duration.ofNanos(lastCommitNanos - attempt.startedNanos()),
                 attempt.stamp(), attempt.silent());
         if (outcome.deadLetters() > 0) {
-            parts.metrics().deadLettered(name, outcome.deadLetters());
+            parts.metrics().deadLettered(label, outcome.deadLetters());
         }
         parts.board().changed();
     }

@@ -240,7 +240,7 @@ final class ShardAgent {
     private void backOff(Throwable e) {
         Duration delay = lifecycle.retryDelay(time.nanoTime());
         LOG.warn("Shard {} backs off ({}); retrying in {}", name, e.toString(), delay);
-        parts.metrics().retried(name);
+        parts.metrics().retried(pages.label());
         try {
             parts.scheduler().schedule(this::wake, delay.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException refused) {

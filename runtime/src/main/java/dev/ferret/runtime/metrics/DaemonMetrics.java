@@ -23,23 +23,24 @@ public interface DaemonMetrics {
      * {@code replaying} (a rebuild, whose latency says nothing of the live flow), each event's time from its append
      * to {@code visibleAt} counts as its append-to-visible latency.
      */
-    default void pageCommitted(String shard, List<EventEnvelope> events, Duration duration, OffsetDateTime visibleAt,
-                               boolean replaying) {
+    default void pageCommitted(ShardLabel shard, List<EventEnvelope> events, Duration duration,
+                               OffsetDateTime visibleAt, boolean replaying) {
     }
 
     /** {@code shard} backs off from a transient failure. */
-    default void retried(String shard) {
+    default void retried(ShardLabel shard) {
     }
 
     /** {@code shard} wrote {@code count} dead letters in a page that committed. */
-    default void deadLettered(String shard, int count) {
+    default void deadLettered(ShardLabel shard, int count) {
     }
 
     /**
-     * Observes {@code status} at each collection of the gauges (per shard lag and progression, the mark and the
-     * sequences it skipped) until the returned handle is closed; {@code status} must be cheap and never block.
+     * Observes {@code status} at each collection of the gauges (lag and progression, shards by state, the mark and
+     * the sequences it skipped) until the returned handle is closed; {@code status} must be cheap and never block.
+     * {@code perShard}: the gauges are each shard's, else each projection's and database's.
      */
-    default AutoCloseable observe(Supplier<DaemonStatus> status) {
+    default AutoCloseable observe(Supplier<DaemonStatus> status, boolean perShard) {
         return () -> { };
     }
 

@@ -2,6 +2,7 @@ package dev.ferret.runtime.metrics;
 
 import dev.ferret.EventEnvelope;
 import dev.ferret.daemon.DaemonStatus;
+import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.OpenTelemetry;
@@ -14,6 +15,8 @@ import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.metrics.ObservableLongMeasurement;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,10 +24,13 @@ import java.util.function.Supplier;
 
 /**
  * The daemon's metrics on the OpenTelemetry API, under the meter {@value #METER}. Every shard metric carries the
- * attribute {@value #SHARD_ATTRIBUTE}. Names (a Prometheus exporter turns the dots into underscores and adds
+ * attributes {@value #PROJECTION_ATTRIBUTE} and {@value #DATABASE_ATTRIBUTE}, and {@value #SHARD_ATTRIBUTE} when the
+ * store asks for metrics per shard (see {@link ShardLabel}); without it the gauges give each projection's and
+ * database's worst lag and lowest progression. Names (a Prometheus exporter turns the dots into underscores and adds
  * {@code _total} to counters and {@code _seconds} to durations):
  * <ul>
- *     <li>gauges: {@code ferret.shard.progression}, {@code ferret.shard.lag}, {@code ferret.high_water_mark};</li>
+ *     <li>gauges: {@code ferret.shard.progression}, {@code ferret.shard.lag}, {@code ferret.shards} (by
+ *     {@value #STATE_ATTRIBUTE}), {@code ferret.high_water_mark};</li>
  *     <li>counters: {@code ferret.shard.events_applied}, {@code ferret.shard.pages_committed},
  *     {@code ferret.shard.retries}, {@code ferret.shard.dead_letters},
  *     {@code ferret.high_water_mark.skipped_sequences};</li>
@@ -36,8 +42,14 @@ public final class OpenTelemetryMetrics implements DaemonMetrics {
 
     public static final String METER = "dev.ferret";
     public static final String SHARD_ATTRIBUTE = "ferret.shard";
+    public static final String PROJECTION_ATTRIBUTE = "ferret.projection";
+    public static final String DATABASE_ATTRIBUTE = "ferret.database";
+    public static final String STATE_ATTRIBUTE = "ferret.shard.state";
 
     private static final AttributeKey<String> SHARD = AttributeKey.stringKey(SHARD_ATTRIBUTE);
+    private static final AttributeKey<String> PROJECTION = AttributeKey.stringKey(PROJECTION_ATTRIBUTE);
+    private static final AttributeKey<String> DATABASE = AttributeKey.stringKey(DATABASE_ATTRIBUTE);
+    private static final AttributeKey<String> STATE = AttributeKey.stringKey(STATE_ATTRIBUTE);
     private static final double NANOS_PER_SECOND = 1e9;
 
     private final Meter meter;
@@ -47,7 +59,7 @@ public final class OpenTelemetryMetrics implements DaemonMetrics {
     private final LongCounter deadLetters;
     private final DoubleHistogram pageDuration;
     private final DoubleHistogram appendToVisible;
-    private final Map<String, Attributes> shardAttributes = new ConcurrentHashMap<>();
+    private final Map<ShardLabel, Attributes> shardAttributes = new ConcurrentHashMap<>();
 
     public OpenTelemetryMetrics(OpenTelemetry openTelemetry) {
         meter = openTelemetry.getMeter(METER);
@@ -69,13 +81,15 @@ public final class OpenTelemetryMetrics implements DaemonMetrics {
         return new OpenTelemetryMetrics(GlobalOpenTelemetry.get());
     }
 
-    private Attributes shard(String name) {
-        return shardAttributes.computeIfAbsent(name, n -> Attributes.of(SHARD, n));
+    private Attributes shard(ShardLabel label) {
+        return shardAttributes.computeIfAbsent(label, l -> l.shard() == null
+                ? Attributes.of(PROJECTION, l.projection(), DATABASE, l.database())
+                : Attributes.of(SHARD, l.shard(), PROJECTION, l.projection(), DATABASE, l.database()));
     }
 
     @Override
-    public void pageCommitted(String shard, List<EventEnvelope> events, Duration duration, OffsetDateTime visibleAt,
-                              boolean replaying) {
+    public void pageCommitted(ShardLabel shard, List<EventEnvelope> events, Duration duration,
+                              OffsetDateTime visibleAt, boolean replaying) {
         Attributes attributes = shard(shard);
         pagesCommitted.add(1, attributes);
         eventsApplied.add(events.size(), attributes);
@@ -90,22 +104,26 @@ public final class OpenTelemetryMetrics implements DaemonMetrics {
     }
 
     @Override
-    public void retried(String shard) {
+    public void retried(ShardLabel shard) {
         retries.add(1, shard(shard));
     }
 
     @Override
-    public void deadLettered(String shard, int count) {
+    public void deadLettered(ShardLabel shard, int count) {
         deadLetters.add(count, shard(shard));
     }
 
-    /** One callback observes all four from one reading of the status, so their values agree with one another. */
+    /** One callback observes them all from one reading of the status, so their values agree with one another. */
     @Override
-    public AutoCloseable observe(Supplier<DaemonStatus> status) {
+    public AutoCloseable observe(Supplier<DaemonStatus> status, boolean perShard) {
         ObservableLongMeasurement progression = meter.gaugeBuilder("ferret.shard.progression").ofLongs()
-                .setUnit("{event}").setDescription("The last sequence a shard committed").buildObserver();
+                .setUnit("{event}").setDescription("The last sequence a shard committed (per projection: the lowest)")
+                .buildObserver();
         ObservableLongMeasurement lag = meter.gaugeBuilder("ferret.shard.lag").ofLongs().setUnit("{event}")
-                .setDescription("How far a shard is behind its high water mark").buildObserver();
+                .setDescription("How far a shard is behind its high water mark (per projection: the worst)")
+                .buildObserver();
+        ObservableLongMeasurement shards = meter.gaugeBuilder("ferret.shards").ofLongs().setUnit("{shard}")
+                .setDescription("How many shards are in each state").buildObserver();
         ObservableLongMeasurement mark = meter.gaugeBuilder("ferret.high_water_mark").ofLongs().setUnit("{event}")
                 .setDescription("The sequence below which every event is committed or skipped").buildObserver();
         ObservableLongMeasurement skipped = meter.counterBuilder("ferret.high_water_mark.skipped_sequences")
@@ -113,14 +131,34 @@ public final class OpenTelemetryMetrics implements DaemonMetrics {
                 .buildObserver();
         BatchCallback callback = meter.batchCallback(() -> {
             DaemonStatus now = status.get();
+            Map<ShardLabel, long[]> groups = new HashMap<>();
+            Map<ShardLabel, Map<ShardState, Long>> states = new HashMap<>();
             for (ShardStatus shard : now.shards()) {
-                Attributes attributes = shard(shard.name());
-                progression.record(shard.progression(), attributes);
-                lag.record(shard.lag(), attributes);
+                ShardLabel group = ShardLabel.of(shard.name(), shard.projection(), shard.database(), false);
+                states.computeIfAbsent(group, g -> new EnumMap<>(ShardState.class))
+                        .merge(shard.state(), 1L, Long::sum);
+                if (perShard) {
+                    Attributes attributes = shard(ShardLabel.of(shard.name(), shard.projection(), shard.database(),
+                            true));
+                    progression.record(shard.progression(), attributes);
+                    lag.record(shard.lag(), attributes);
+                } else {
+                    // {lowest progression, worst lag}
+                    long[] g = groups.computeIfAbsent(group, x -> new long[] {Long.MAX_VALUE, 0});
+                    g[0] = Math.min(g[0], shard.progression());
+                    g[1] = Math.max(g[1], shard.lag());
+                }
             }
+            groups.forEach((group, g) -> {
+                Attributes attributes = shard(group);
+                progression.record(g[0], attributes);
+                lag.record(g[1], attributes);
+            });
+            states.forEach((group, counts) -> counts.forEach((state, count) -> shards.record(count,
+                    shard(group).toBuilder().put(STATE, state.name()).build())));
             mark.record(now.highWaterMark().mark());
             skipped.record(now.highWaterMark().totalSkippedSequences());
-        }, progression, lag, mark, skipped);
+        }, progression, lag, shards, mark, skipped);
         return callback::close;
     }
 }

@@ -31,6 +31,7 @@ import dev.ferret.runtime.testing.QueryPlans;
 import dev.ferret.runtime.testing.TestDatabase;
 import dev.ferret.runtime.testing.TestResources;
 import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.data.MetricData;
@@ -52,6 +53,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What an operator does to a running daemon (hold and restart a shard; list, discard and replay its dead letters),
@@ -63,6 +66,12 @@ class OperatorActionsConformanceTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final String SHARD = "Ledger:All";
     private static final AttributeKey<String> SHARD_KEY = AttributeKey.stringKey(OpenTelemetryMetrics.SHARD_ATTRIBUTE);
+    private static final AttributeKey<String> PROJECTION_KEY =
+            AttributeKey.stringKey(OpenTelemetryMetrics.PROJECTION_ATTRIBUTE);
+    private static final AttributeKey<String> DATABASE_KEY =
+            AttributeKey.stringKey(OpenTelemetryMetrics.DATABASE_ATTRIBUTE);
+    /** The attributes, all of them, of the metrics test's data points. */
+    private Attributes ours = Attributes.empty();
 
     private final TestResources resources = new TestResources();
     /** Poison events throw while this is set; per test, so no other test class sees it. */
@@ -270,14 +279,19 @@ class OperatorActionsConformanceTest {
         assertThat(shard(store).state()).isEqualTo(ShardState.HELD);
     }
 
-    @Test
-    void theDaemonReportsItsPagesRetriesDeadLettersLatencyAndGaugesThroughOpenTelemetry() {
+    @ParameterizedTest(name = "metrics per shard: {0}")
+    @ValueSource(booleans = {false, true})
+    void theDaemonReportsItsPagesRetriesDeadLettersLatencyAndGaugesThroughOpenTelemetry(boolean perShard) {
         TestDatabase db = resources.database("opsmetrics");
         InMemoryMetricReader reader = InMemoryMetricReader.create();
         OpenTelemetrySdk sdk = resources.add(OpenTelemetrySdk.builder()
                 .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build()).build());
         FlakyDataSource flaky = new FlakyDataSource(db.dataSource());
         StoreOptions options = options(db).dataSource(flaky);
+        options.daemon().metricsPerShard(perShard);
+        // per shard: the shard's name with its projection and database; else the projection's and database's only
+        ours = perShard ? Attributes.of(SHARD_KEY, SHARD, PROJECTION_KEY, "Ledger", DATABASE_KEY, "default")
+                : Attributes.of(PROJECTION_KEY, "Ledger", DATABASE_KEY, "default");
         Collection<MetricData> metrics;
         long last;
         try (DocumentStore store = Ferret.createStore(options,
@@ -291,6 +305,8 @@ class OperatorActionsConformanceTest {
             flaky.refuseTo(t -> false);
             store.waitForNonStaleProjectionData(WAIT);
             last = store.querySession().fetchStream("a").get(3).sequence();
+            // the non-stale wait may return before the retry's success is recorded in the shard's state
+            await().atMost(WAIT).until(() -> shard(store).state() == ShardState.RUNNING);
             metrics = reader.collectAllMetrics();
         }
 
@@ -306,6 +322,13 @@ class OperatorActionsConformanceTest {
         assertThat(metric(metrics, "ferret.high_water_mark").orElseThrow().getLongGaugeData().getPoints())
                 .singleElement().satisfies(p -> assertThat(p.getValue()).isEqualTo(last));
         assertThat(metric(metrics, "ferret.high_water_mark.skipped_sequences")).isPresent();
+        assertThat(metric(metrics, "ferret.shards").orElseThrow().getLongGaugeData().getPoints())
+                .singleElement().satisfies(p -> {
+                    assertThat(p.getValue()).isEqualTo(1);
+                    assertThat(p.getAttributes().get(AttributeKey.stringKey(OpenTelemetryMetrics.STATE_ATTRIBUTE)))
+                            .isEqualTo("RUNNING");
+                    assertThat(p.getAttributes().get(SHARD_KEY)).as("the count is per projection").isNull();
+                });
         // closed, the store's daemon no longer reports its gauges
         assertThat(metric(reader.collectAllMetrics(), "ferret.shard.lag")).isEmpty();
     }
@@ -458,22 +481,22 @@ class OperatorActionsConformanceTest {
         return metrics.stream().filter(m -> m.getName().equals(name)).findFirst();
     }
 
-    private static long sum(Collection<MetricData> metrics, String name) {
+    private long sum(Collection<MetricData> metrics, String name) {
         return metric(metrics, name).orElseThrow(() -> new AssertionError("no metric " + name)).getLongSumData()
-                .getPoints().stream().filter(p -> SHARD.equals(shardOf(p))).mapToLong(p -> p.getValue()).sum();
+                .getPoints().stream().filter(this::ours).mapToLong(p -> p.getValue()).sum();
     }
 
-    private static long histogramCount(Collection<MetricData> metrics, String name) {
+    private long histogramCount(Collection<MetricData> metrics, String name) {
         return metric(metrics, name).orElseThrow(() -> new AssertionError("no metric " + name)).getHistogramData()
-                .getPoints().stream().filter(p -> SHARD.equals(shardOf(p))).mapToLong(p -> p.getCount()).sum();
+                .getPoints().stream().filter(this::ours).mapToLong(p -> p.getCount()).sum();
     }
 
-    private static long gauge(Collection<MetricData> metrics, String name) {
+    private long gauge(Collection<MetricData> metrics, String name) {
         return metric(metrics, name).orElseThrow(() -> new AssertionError("no metric " + name)).getLongGaugeData()
-                .getPoints().stream().filter(p -> SHARD.equals(shardOf(p))).findFirst().orElseThrow().getValue();
+                .getPoints().stream().filter(this::ours).findFirst().orElseThrow().getValue();
     }
 
-    private static String shardOf(PointData point) {
-        return point.getAttributes().get(SHARD_KEY);
+    private boolean ours(PointData point) {
+        return point.getAttributes().equals(ours);
     }
 }
