@@ -59,7 +59,13 @@ public final class DaemonSettings {
             "daemon.document-cache-size", Integer.class, 1_000, Rule.between(0, 10_000_000),
             "snapshots a snapshot projection's shard keeps between pages instead of reading them back (it is their"
                     + " only writer; documents written to a snapshot's type outside its projection are not seen by"
-                    + " it); per shard, so per tenant with partitioned events; 0 reads every page's snapshots back");
+                    + " it), at most, per shard; all shards share the store's `documentCacheMegabytes`; 0 reads every"
+                    + " page's snapshots back");
+    public static final Setting<Integer> DOCUMENT_CACHE_MEGABYTES = declare("documentCacheMegabytes",
+            "daemon.document-cache-megabytes", Integer.class, 64, Rule.between(0, 1_048_576),
+            "the memory every shard's kept snapshots take together, in MiB (their JSON as UTF-16 plus about 160"
+                    + " bytes an entry): the least used leave first, whichever shard they belong to, so the bound"
+                    + " holds at any number of shards; 0 keeps none");
     public static final Setting<Integer> WORKER_THREADS = declare("workerThreads", "daemon.worker-threads",
             Integer.class, 4, Rule.between(1, 1024), "page loops and outbox deliveries running at once on this node"
                     + " (in a container: at most this many of the managed executor's threads)");
@@ -351,6 +357,11 @@ public final class DaemonSettings {
         return set(COMMIT_SIGNALS, on);
     }
 
+    /** See {@link #DOCUMENT_CACHE_MEGABYTES}; default 64 MiB for the whole store. */
+    public DaemonSettings documentCacheMegabytes(int megabytes) {
+        return set(DOCUMENT_CACHE_MEGABYTES, megabytes);
+    }
+
     /** See {@link #METRICS_PER_SHARD}; default off (per projection and database). */
     public DaemonSettings metricsPerShard(boolean on) {
         return set(METRICS_PER_SHARD, on);
@@ -461,6 +472,10 @@ public final class DaemonSettings {
 
     public int getDocumentCacheSize() {
         return get(DOCUMENT_CACHE_SIZE);
+    }
+
+    public int getDocumentCacheMegabytes() {
+        return get(DOCUMENT_CACHE_MEGABYTES);
     }
 
     public boolean isCommitSignals() {

@@ -76,6 +76,7 @@ class PublicTypesTest {
             "dev.ferret.runtime.projections.PageBatch",
             "dev.ferret.runtime.projections.ProjectionApplier",
             "dev.ferret.runtime.projections.ShardDocumentCache",
+            "dev.ferret.runtime.projections.SnapshotCache",
             "dev.ferret.runtime.projections.StreamAggregates",
             "dev.ferret.runtime.query.EditDistance",
             "dev.ferret.runtime.query.PropertyPath",

@@ -20,6 +20,7 @@ import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.metrics.DaemonMetrics;
 import dev.ferret.runtime.progression.ProgressionRows;
 import dev.ferret.runtime.projections.ProjectionApplier;
+import dev.ferret.runtime.projections.SnapshotCache;
 import dev.ferret.runtime.retry.Backoff;
 import dev.ferret.runtime.retry.TransientRetry;
 import java.sql.SQLException;
@@ -131,7 +132,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
         this.parts = new ShardParts(context, settings, sql, context.dialect().outboxSql(context.names()),
                 context.dialect().deadLetterSql(context.names()), progression,
                 executors, budget, new DatabaseLimits(context.databases(), settings, time), board,
-                List.copyOf(listeners), retries, sessions, marks, time, rearmLoops, metrics, new Outboxes());
+                List.copyOf(listeners), retries, sessions, marks, time, rearmLoops, metrics, new Outboxes(),
+                new SnapshotCache(settings.getDocumentCacheMegabytes() * 1024L * 1024L));
         this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !appliers.isEmpty()
                 ? new ShardOwnership(parts) : null;
         this.orphans = new OrphanedOutboxes(parts, ownership == null

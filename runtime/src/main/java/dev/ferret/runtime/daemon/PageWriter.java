@@ -91,7 +91,8 @@ final class PageWriter {
         this.listeners = listeners;
         this.skipApplyErrors = parts.settings().isSkipApplyErrors();
         int cacheSize = parts.settings().getDocumentCacheSize();
-        this.snapshots = applier.ownsItsDocuments() && cacheSize > 0 ? new ShardDocumentCache(cacheSize) : null;
+        this.snapshots = applier.ownsItsDocuments() && cacheSize > 0 && parts.snapshots().enabled()
+                ? new ShardDocumentCache(parts.snapshots(), cacheSize) : null;
     }
 
     /** The shard is (re)starting, on the thread that starts it: its next page reads its snapshots back. */

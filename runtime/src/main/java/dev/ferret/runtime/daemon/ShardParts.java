@@ -9,6 +9,7 @@ import dev.ferret.runtime.dialect.DeadLetterSql;
 import dev.ferret.runtime.dialect.OutboxSql;
 import dev.ferret.runtime.metrics.DaemonMetrics;
 import dev.ferret.runtime.progression.ProgressionRows;
+import dev.ferret.runtime.projections.SnapshotCache;
 import dev.ferret.runtime.retry.TransientRetry;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -22,13 +23,14 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param eventsRaised   called after a page appended raised events: re-arms the daemon's loops if one was lost
  * @param metrics        what the agents report their pages, retries and dead letters to
  * @param outboxes       the one outbox per shard name, shared by its agent and the store's sweep
+ * @param snapshots      the snapshots every snapshot shard keeps between pages, bounded for the whole store
  */
 record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, OutboxSql outboxSql,
                   DeadLetterSql deadLetterSql,
                   ProgressionRows progression, DaemonExecutors executors, LoadBudget budget, DatabaseLimits limits,
                   ProgressBoard board, List<AsyncListener> listeners, TransientRetry.Factory retries,
                   StoreSessions sessions, LogMarks marks, TimeSource time, Runnable eventsRaised,
-                  DaemonMetrics metrics, Outboxes outboxes) {
+                  DaemonMetrics metrics, Outboxes outboxes, SnapshotCache snapshots) {
 
     ExecutorService workers() {
         return executors.workers();

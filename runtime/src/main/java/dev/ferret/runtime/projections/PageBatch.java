@@ -261,9 +261,11 @@ public final class PageBatch {
         for (String id : ids) {
             Key key = new Key(mapping, tenantId, id);
             if (!committed.containsKey(key) && !changes.isPending(key)) {
-                if (cache != null && cache.knows(key)) {
-                    String json = cache.json(key);
-                    committed.put(key, json == null ? null : context.serializer().fromJson(json, mapping.type()));
+                // one lookup: the store's cache may drop the entry between two
+                String cached = cache == null ? null : cache.lookup(key);
+                if (cached != null) {
+                    committed.put(key, ShardDocumentCache.isAbsent(cached) ? null
+                            : context.serializer().fromJson(cached, mapping.type()));
                     continue;
                 }
                 committed.put(key, null);

@@ -2,29 +2,37 @@ package dev.ferret.runtime.projections;
 
 import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.documents.DocumentChanges.Key;
-import java.util.LinkedHashMap;
+import java.util.AbstractMap.SimpleEntry;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
  * The snapshots a shard wrote in its last pages, so that its next page need not read them back: a snapshot
  * projection's shard is the only writer of its documents while it holds the shard, so what it committed is what the
  * table holds. Kept as the JSON that was written, never as the page's instances: listeners, side effects and the next
- * page get instances of their own, and a cache hit reads exactly what a read-back would. At most {@code capacity}
- * documents, least recently used first out; 0 keeps nothing.
+ * page get instances of their own, and a cache hit reads exactly what a read-back would. Its entries live in the
+ * store's {@link SnapshotCache}, bounded in bytes for every shard together, which may drop any of them at any time
+ * (a miss reads the document back); at most {@code capacity} of them are this shard's, the newest kept.
  *
  * <p>Valid only across pages that committed one after the other: a page starts with {@link #beginPage} at its
  * floor, and only {@link #pageCommitted} at that page's end keeps the cache for the next. A page that failed, was
  * rolled back, cancelled or retried, a floor that is not where the last committed page ended (a rebuild, another
  * node having run the shard), a (re)start of the shard ({@link #restarted}), and a document read for an event that
- * threw ({@link #forget}) empty it or drop the entry.
+ * threw ({@link #forget}) empty it or drop the entry. Emptying moves the shard to a new generation of the store's
+ * cache: the old entries are never read again and leave it as it needs room.
  *
  * <p>Owned by the shard's page loop: one page at a time, each run handed to the next through the executor, so it
- * needs no lock. The one exception is {@link #restarted}, a flag any thread may raise, read at the next page.
+ * needs no lock (the store's cache is thread-safe). The one exception is {@link #restarted}, a flag any thread may
+ * raise, read at the next page.
  */
 public final class ShardDocumentCache {
 
+    private final SnapshotCache store;
     private final int capacity;
-    private final Map<Key, String> documents;
+    private long generation;
+    /** Entries this shard put in its current generation (some may have been evicted since): the capacity's count. */
+    private int kept;
     /** The end of the last page that committed with this cache; -1 when none did. */
     private long validAt = -1;
     /** Whether a page began and has not committed yet. */
@@ -32,16 +40,15 @@ public final class ShardDocumentCache {
     /** Raised by a (re)start of the shard, on the thread that starts it: the next page starts empty. */
     private volatile boolean restarted;
 
-    public ShardDocumentCache(int capacity) {
+    public ShardDocumentCache(SnapshotCache store, int capacity) {
+        this.store = store;
         this.capacity = capacity;
-        this.documents = new LinkedHashMap<>(16, 0.75f, true) {
-            private static final long serialVersionUID = 1L;
+        this.generation = store.newGeneration();
+    }
 
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Key, String> eldest) {
-                return size() > ShardDocumentCache.this.capacity;
-            }
-        };
+    private void clear() {
+        generation = store.newGeneration();
+        kept = 0;
     }
 
     /** A page starts at {@code floor}: what the cache holds stays only if the last page committed right there. */
@@ -51,7 +58,7 @@ public final class ShardDocumentCache {
             validAt = -1;
         }
         if (inPage || floor != validAt) {
-            documents.clear();
+            clear();
         }
         inPage = true;
     }
@@ -59,15 +66,29 @@ public final class ShardDocumentCache {
     /** The page that began last committed at {@code end} with these writes: they are the table's state now. */
     public void pageCommitted(long end, DocumentChanges changes) {
         if (!inPage) {
-            documents.clear();
+            clear();
             validAt = -1;
             return;
         }
-        if (capacity > 0) {
-            changes.forEachWritten(documents::put);
+        if (capacity > 0 && store.enabled()) {
+            List<Map.Entry<Key, String>> written = new ArrayList<>(changes.size());
+            changes.forEachWritten((key, json) -> written.add(new SimpleEntry<>(key, json)));
+            // the newest writes are the likeliest to be read next; past the capacity the older ones go
+            List<Map.Entry<Key, String>> newest = written.subList(Math.max(0, written.size() - capacity),
+                    written.size());
+            if (kept + newest.size() > capacity) {
+                clear();
+            }
+            newest.forEach(entry -> keep(entry.getKey(), entry.getValue()));
         }
         validAt = end;
         inPage = false;
+    }
+
+    /** Keeps {@code json} (null: the document does not exist) as {@code key}'s committed state. */
+    void keep(Key key, String json) {
+        store.put(generation, key, json);
+        kept++;
     }
 
     /**
@@ -78,27 +99,26 @@ public final class ShardDocumentCache {
         restarted = true;
     }
 
-    /** Whether {@code key}'s committed state is known: its JSON, or null when it does not exist. */
-    boolean knows(Key key) {
-        return documents.containsKey(key);
+    /**
+     * {@code key}'s committed JSON; {@link #isAbsent} when it is known not to exist; null when not known (read it
+     * back).
+     */
+    String lookup(Key key) {
+        return store.get(generation, key);
     }
 
-    /** The committed JSON of {@code key}, or null when it does not exist; check {@link #knows} first. */
-    String json(Key key) {
-        return documents.get(key);
+    /** Whether a {@link #lookup} found the document known not to exist. */
+    static boolean isAbsent(String cached) {
+        return SnapshotCache.isAbsent(cached);
     }
 
     /** The instance may have been changed in place by an event that threw: it must be read again. */
     void forget(Key key) {
-        documents.remove(key);
+        store.remove(generation, key);
     }
 
     /** Every instance may have been changed in place (the page is applied again from its start). */
     void forgetAll() {
-        documents.clear();
-    }
-
-    int size() {
-        return documents.size();
+        clear();
     }
 }

@@ -30,6 +30,7 @@ import dev.ferret.runtime.metrics.DaemonMetrics;
 import dev.ferret.runtime.progression.ProgressionRows;
 import dev.ferret.runtime.projections.PageBatch;
 import dev.ferret.runtime.projections.ProjectionApplier;
+import dev.ferret.runtime.projections.SnapshotCache;
 import dev.ferret.runtime.retry.TransientRetry;
 import dev.ferret.runtime.testing.TestDatabase;
 import java.sql.Connection;
@@ -88,7 +89,8 @@ class ShardAgentPartsTest {
                         new LoadBudget(settings.getTenantLoadBudget(), settings.getTenantLoadMemoryThreshold()),
                         new DatabaseLimits(context.databases(), settings, TimeSource.SYSTEM),
                         new ProgressBoard(TimeSource.SYSTEM), List.of(), TransientRetry.RESILIENCE4J, NO_SESSIONS,
-                        marks, TimeSource.SYSTEM, () -> { }, DaemonMetrics.NONE, new Outboxes());
+                        marks, TimeSource.SYSTEM, () -> { }, DaemonMetrics.NONE, new Outboxes(),
+                        new SnapshotCache(1 << 20));
                 LogPartition whole = new LogPartition(null, context.databases().main());
                 ShardAgent agent = new ShardAgent("Tally:All", ProjectionApplier.of(tallySnapshot(), context), whole,
                         parts);

@@ -27,6 +27,8 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A snapshot shard keeps what it committed between its pages ({@code documentCacheSize}) and reads none of it back,
@@ -56,12 +58,17 @@ class SnapshotCacheConformanceTest {
         assertThat(tally(store, "a").count()).isEqualTo(90);
     }
 
-    @Test
-    void withTheCacheOffEveryPageReadsItsSnapshotsBack() {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"no documents per shard", "no bytes for the store"})
+    void withTheCacheOffEveryPageReadsItsSnapshotsBack(String off) {
         TestDatabase db = resources.database("snapnocache");
         SnapshotReads reads = new SnapshotReads(db.dataSource());
         StoreOptions options = withTally(fastDaemon(db)).dataSource(reads.dataSource);
-        options.daemon().documentCacheSize(0);
+        if (off.contains("bytes")) {
+            options.daemon().documentCacheMegabytes(0);
+        } else {
+            options.daemon().documentCacheSize(0);
+        }
         DocumentStore store = resources.add(Ferret.createStore(options));
         assertThat(readsOverLaterPages(store, reads, 1)).as("reads of the snapshot table by the shard").isPositive();
         assertThat(tally(store, "a").count()).isEqualTo(60);
