@@ -464,6 +464,7 @@ public final class StoreOptions {
         private final StoreOptions owner;
         private final Map<String, TenantDatabase> databases = new LinkedHashMap<>();
         private final Map<String, String> databaseOfTenant = new LinkedHashMap<>();
+        private TenantResolver resolver;
 
         private Tenancy(StoreOptions owner) {
             this.owner = owner;
@@ -476,7 +477,8 @@ public final class StoreOptions {
 
         /**
          * Adds database {@code name} (a plain identifier) reached through {@code dataSource}, holding
-         * {@code tenantIds}. The data source is not closed with the store.
+         * {@code tenantIds}: none when a {@link #resolver} places tenants there as they are first used. The data
+         * source is not closed with the store.
          *
          * @throws ConfigurationException when the name is not an identifier or already used, or a tenant is mapped
          *                                twice
@@ -488,10 +490,7 @@ public final class StoreOptions {
                 throw new ConfigurationException("tenancy database '" + name + "' is defined twice"
                         + (DEFAULT_DATABASE.equals(name) ? " ('" + DEFAULT_DATABASE + "' is the store's own)" : ""));
             }
-            if (tenantIds == null || tenantIds.length == 0) {
-                throw new ConfigurationException("tenancy database '" + name + "' needs at least one tenant id");
-            }
-            for (String tenant : tenantIds) {
+            for (String tenant : tenantIds == null ? new String[0] : tenantIds) {
                 requireTenantId("tenant of tenancy database " + name, tenant);
                 String previous = databaseOfTenant.putIfAbsent(tenant, name);
                 if (previous != null) {
@@ -501,6 +500,21 @@ public final class StoreOptions {
             }
             databases.put(name, new TenantDatabase(name, dataSource));
             return this;
+        }
+
+        /**
+         * Finds the database of a tenant not listed in {@link #database} when it is first used, so tenants can be
+         * added while the store runs (see {@link TenantResolver}); null (the default) keeps every unlisted tenant in
+         * the store's own database.
+         */
+        public Tenancy resolver(TenantResolver tenantResolver) {
+            this.resolver = tenantResolver;
+            return this;
+        }
+
+        /** The resolver of unlisted tenants, or null. */
+        public TenantResolver resolver() {
+            return resolver;
         }
 
         /** The extra databases, in the order they were added. */

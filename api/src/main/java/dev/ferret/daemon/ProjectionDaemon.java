@@ -56,6 +56,22 @@ public interface ProjectionDaemon {
      */
     void rebuild(String projectionName, String tenantId, Duration timeout, Consumer<RebuildProgress> progress);
 
+    /**
+     * With tenant-partitioned events: takes every shard of {@code tenantId} out of this node's daemon (each finishes
+     * its page in flight within {@code timeout}), runs {@code whileReleased}, then forgets the database the
+     * tenant's resolver placed it in, so the next detection finds the tenant where it lives then and runs its shards
+     * there from the progression it finds. No other shard stops. To move a tenant: stop its writers, release it with
+     * a {@code whileReleased} that copies its rows (events, streams, documents, progression) to the new database and
+     * makes the resolver answer that database; to remove one, delete its rows there. Under HotCold call it on every
+     * node, since each runs the shards it holds.
+     *
+     * @return the names of the shards released
+     * @throws IllegalArgumentException when events are not partitioned by tenant, or the tenant is being released
+     * @throws NonStaleTimeoutException when a shard had not drained within {@code timeout} ({@code whileReleased}
+     *                                  did not run)
+     */
+    List<String> releaseTenant(String tenantId, Duration timeout, Runnable whileReleased);
+
     /** Restarts a paused, held or stopped shard from its persisted progression. */
     void restart(String shardName);
 

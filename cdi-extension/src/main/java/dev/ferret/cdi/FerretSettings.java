@@ -79,7 +79,8 @@ public final class FerretSettings {
     public static final Key TENANCY_DATASOURCE = key(tenancyKey("<name>", "datasource"),
             "JNDI name of that database's data source", "required per name");
     public static final Key TENANCY_TENANTS = key(tenancyKey("<name>", "tenants"),
-            "comma list of the tenant ids that live there", "required per name");
+            "comma list of the tenant ids that live there",
+            "required per name, unless a `TenantResolver` bean places tenants");
 
     public static final Key CONSOLE_ENABLED = key("ferret.console.enabled",
             "boolean: serve the operator's console and its JSON actions in the application", "`false`");
@@ -236,6 +237,22 @@ public final class FerretSettings {
     /** The databases tenants are mapped to, from {@code ferret.tenancy.databases}. */
     public List<TenancyDatabase> tenancyDatabases() {
         return tenancyDatabases;
+    }
+
+    /**
+     * What is wrong with the tenancy databases once it is known whether the application has a {@code TenantResolver}
+     * bean: a database that lists no tenant needs one to place tenants there.
+     */
+    public List<String> tenancyProblems(boolean resolver) {
+        List<String> found = new ArrayList<>();
+        for (TenancyDatabase database : tenancyDatabases) {
+            if (database.tenants().isEmpty() && !resolver) {
+                found.add("Ferret configuration: " + tenancyKey(database.name(), "tenants") + " is empty and no"
+                        + " TenantResolver bean places tenants in database '" + database.name() + "': list its"
+                        + " tenants or add one");
+            }
+        }
+        return found;
     }
 
     /** Event class names by alias, from {@code ferret.events.types}. */

@@ -5,6 +5,7 @@ import dev.ferret.DocumentStore;
 import dev.ferret.EventMetadataSource;
 import dev.ferret.EventUpcast;
 import dev.ferret.StoreOptions;
+import dev.ferret.TenantResolver;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.projections.AggregateProjection;
 import dev.ferret.projections.EventProjection;
@@ -68,6 +69,10 @@ public class FerretStoreLifecycle {
     /** The application's own source of event metadata, when it has one; the current HTTP request otherwise. */
     @Inject
     Instance<EventMetadataSource> metadataSources;
+
+    /** The application's tenant resolver, when it has one: tenants placed at first use, added while it runs. */
+    @Inject
+    Instance<TenantResolver> tenantResolvers;
 
     private volatile DocumentStore store;
     private volatile boolean closed;
@@ -136,6 +141,16 @@ public class FerretStoreLifecycle {
         }
         DataSource dataSource = lookup(settings.dataSource(), DataSource.class, FerretSettings.DATASOURCE.name());
         StoreOptions options = settings.applyTo(new StoreOptions()).dataSource(dataSource);
+        if (tenantResolvers.isAmbiguous()) {
+            throw new ConfigurationException("the application has several TenantResolver beans; keep one");
+        }
+        if (tenantResolvers.isResolvable()) {
+            options.tenancy().resolver(tenantResolvers.get());
+        }
+        List<String> tenancyProblems = settings.tenancyProblems(tenantResolvers.isResolvable());
+        if (!tenancyProblems.isEmpty()) {
+            throw new ConfigurationException(String.join("; ", tenancyProblems));
+        }
         for (FerretSettings.TenancyDatabase database : settings.tenancyDatabases()) {
             options.tenancy().database(database.name(), lookup(database.dataSource(), DataSource.class,
                     FerretSettings.tenancyKey(database.name(), "datasource")), database.tenants().toArray(String[]::new));

@@ -175,10 +175,13 @@ class FerretSettingsTest {
         assertThat(read(Map.of("ferret.events.partition-by-tenant", "true", "ferret.tenancy.databases", "east",
                 "ferret.tenancy.database.east.tenants", "acme")).problems())
                 .singleElement().asString().contains("ferret.tenancy.database.east.datasource");
-        assertThat(read(Map.of("ferret.events.partition-by-tenant", "true", "ferret.tenancy.databases", "east",
-                "ferret.tenancy.database.east.datasource", "jdbc/east")).problems())
-                .singleElement().asString().contains("ferret.tenancy.database.east.tenants")
-                .contains("at least one tenant");
+        // no tenants listed: fine with a TenantResolver bean to place them, refused naming the key without one
+        FerretSettings resolved = read(Map.of("ferret.events.partition-by-tenant", "true",
+                "ferret.tenancy.databases", "east", "ferret.tenancy.database.east.datasource", "jdbc/east"));
+        assertThat(resolved.problems()).isEmpty();
+        assertThat(resolved.tenancyProblems(true)).isEmpty();
+        assertThat(resolved.tenancyProblems(false)).singleElement().asString()
+                .contains("ferret.tenancy.database.east.tenants").contains("TenantResolver");
         assertThat(read(Map.of("ferret.events.partition-by-tenant", "true", "ferret.tenancy.databases", "east,west",
                 "ferret.tenancy.database.east.datasource", "jdbc/east",
                 "ferret.tenancy.database.east.tenants", "acme",

@@ -65,6 +65,12 @@ class ConsoleActionsTest {
         }
 
         @Override
+        public List<String> releaseTenant(String tenantId, Duration timeout, Runnable whileReleased) {
+            calls.add("release " + tenantId);
+            return List.of();
+        }
+
+        @Override
         public long skipFailedEvent(String shardName) {
             calls.add("skip " + shardName);
             return 42;

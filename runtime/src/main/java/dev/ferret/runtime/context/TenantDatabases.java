@@ -2,15 +2,21 @@ package dev.ferret.runtime.context;
 
 import dev.ferret.ConfigurationException;
 import dev.ferret.StoreOptions;
+import dev.ferret.TenantResolver;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import javax.sql.DataSource;
 
 /**
- * Which database each tenant lives in: the store's own unless the configuration maps it elsewhere. Immutable, so
- * sessions and agents read it without locks.
+ * Which database each tenant lives in: the store's own unless the configuration maps it elsewhere, or the
+ * {@link TenantResolver}, asked once per tenant at its first use, places it elsewhere. The configured mapping is
+ * immutable; the resolver's answers are kept in a concurrent map until {@link #forget} drops one (a tenant moving),
+ * so sessions and agents read it without locks.
  */
 public final class TenantDatabases {
 
@@ -25,32 +31,81 @@ public final class TenantDatabases {
 
     private final Database main;
     private final List<Database> all;
+    private final Map<String, Database> byName;
     private final Map<String, Database> byTenant;
+    private final TenantResolver resolver;
+    private final ConcurrentMap<String, Database> resolved = new ConcurrentHashMap<>();
 
     public TenantDatabases(DataSource mainDataSource, StoreOptions.Tenancy tenancy, boolean partitionedByTenant) {
         this.main = new Database(StoreOptions.DEFAULT_DATABASE, mainDataSource);
+        this.resolver = tenancy.resolver();
         List<Database> databases = new ArrayList<>();
         databases.add(main);
-        Map<String, Database> byName = new LinkedHashMap<>();
+        Map<String, Database> names = new LinkedHashMap<>();
+        names.put(main.name(), main);
         for (StoreOptions.TenantDatabase database : tenancy.databases()) {
             Database added = new Database(database.name(), database.dataSource());
             databases.add(added);
-            byName.put(added.name(), added);
+            names.put(added.name(), added);
+            if (resolver == null && !tenancy.databaseOfTenant().containsValue(added.name())) {
+                throw new ConfigurationException("tenancy database '" + added.name() + "' holds no tenant: list"
+                        + " its tenants in tenancy().database(...), or set tenancy().resolver(...) to place tenants"
+                        + " there as they are first used");
+            }
         }
         if (databases.size() > 1 && !partitionedByTenant) {
-            throw new ConfigurationException("tenancy databases " + byName.keySet() + " need tenant-partitioned"
-                    + " events (events().partitionByTenant(true)): each database numbers its own event log");
+            throw new ConfigurationException("tenancy databases " + databases.subList(1, databases.size()).stream()
+                    .map(Database::name).toList() + " need tenant-partitioned events"
+                    + " (events().partitionByTenant(true)): each database numbers its own event log");
         }
         Map<String, Database> tenants = new LinkedHashMap<>();
-        tenancy.databaseOfTenant().forEach((tenant, name) -> tenants.put(tenant, byName.get(name)));
+        tenancy.databaseOfTenant().forEach((tenant, name) -> tenants.put(tenant, names.get(name)));
         this.all = List.copyOf(databases);
+        this.byName = Map.copyOf(names);
         this.byTenant = Map.copyOf(tenants);
     }
 
-    /** The database {@code tenantId} lives in. */
+    /**
+     * The database {@code tenantId} lives in: as configured, else as the resolver answered (asked now if it has not
+     * been for this tenant), else the store's own.
+     *
+     * @throws ConfigurationException when the resolver names a database the store does not have
+     */
     public Database of(String tenantId) {
         Database database = byTenant.get(tenantId);
-        return database != null ? database : main;
+        if (database != null) {
+            return database;
+        }
+        if (resolver == null || tenantId == null) {
+            return main;
+        }
+        return resolved.computeIfAbsent(tenantId, this::resolve);
+    }
+
+    private Database resolve(String tenantId) {
+        Optional<String> answer = resolver.databaseOf(tenantId);
+        if (answer == null || answer.isEmpty()) {
+            return main;
+        }
+        Database database = byName.get(answer.get());
+        if (database == null) {
+            throw new ConfigurationException("the tenant resolver placed tenant '" + tenantId + "' in database '"
+                    + answer.get() + "', which the store does not have; its databases: " + byName.keySet());
+        }
+        return database;
+    }
+
+    /**
+     * Forgets what the resolver answered for {@code tenantId}: its next use asks again. A tenant listed in the
+     * configuration stays where it is listed.
+     */
+    public void forget(String tenantId) {
+        resolved.remove(tenantId);
+    }
+
+    /** Whether tenants are resolved at first use (they can be added, and moved, while the store runs). */
+    public boolean resolvesTenants() {
+        return resolver != null;
     }
 
     /** The store's own database. */
@@ -63,7 +118,7 @@ public final class TenantDatabases {
         return all;
     }
 
-    /** Whether {@code tenantId} is mapped to {@code database}, or unmapped and {@code database} is the main one. */
+    /** Whether {@code tenantId} lives in {@code database}: mapped or resolved there, or neither and it is the main. */
     public boolean holds(Database database, String tenantId) {
         return of(tenantId).equals(database);
     }

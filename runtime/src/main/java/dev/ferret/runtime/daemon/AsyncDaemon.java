@@ -82,6 +82,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
     /** Detection of the marks, on the scheduler thread. */
     private final MarkDetection detection;
     private final StatusSnapshots snapshots;
+    private final TenantRelease release;
     private volatile boolean running;
     private final DaemonMetrics metrics;
     /** The gauges' registration while running; written under this monitor by start and stop. */
@@ -140,7 +141,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 ? OrphanedOutboxes.sweepingWhatNoAgentRuns(parts, registry::contains)
                 : pending -> ownership.sweepRetired(pending, registry::retired));
         this.operations = new DaemonOperations(parts, registry, ownership, () -> running);
-        this.detection = new MarkDetection(parts, registry, this::agentsFor, this::register);
+        this.release = new TenantRelease(parts, registry, ownership, this::detectSoon);
+        this.detection = new MarkDetection(parts, registry, this::agentsFor, this::register, release::isReleasing);
         this.rebuilds = new Rebuild(parts, registry, operations, detection);
         this.waits = new NonStaleWait(parts, registry, ownership, detection, () -> running, this::heal);
         this.snapshots = new StatusSnapshots(settings, registry, ownership, detection, polling, parts.outboxes());
@@ -211,6 +213,11 @@ public final class AsyncDaemon implements ProjectionDaemon {
         LogPartition partition = new LogPartition(context.partitionedByTenant() ? tenantId : null,
                 context.databases().of(tenantId));
         return parts.progression().read(partition.database().dataSource(), partition.shardName(shardName(projection)));
+    }
+
+    /** The agent running shard {@code name}, or null; for tests that check an agent was not replaced. */
+    Object agentOf(String name) {
+        return registry.get(name);
     }
 
     /** The shared load budget; for tests that watch its line. */
@@ -368,6 +375,11 @@ public final class AsyncDaemon implements ProjectionDaemon {
      * The daemon's state. Reading it also re-arms the loops found overdue (after the snapshot is taken, so the
      * snapshot still tells that they were): a health probe revives a daemon whose own supervisor was lost too.
      */
+    @Override
+    public List<String> releaseTenant(String tenantId, Duration timeout, Runnable whileReleased) {
+        return release.release(tenantId, timeout, whileReleased);
+    }
+
     @Override
     public Optional<ShardStatus> shard(String name) {
         return snapshots.shard(name);

@@ -1,5 +1,6 @@
 package dev.ferret.runtime.daemon;
 
+import dev.ferret.ConfigurationException;
 import dev.ferret.DatabaseException;
 import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.daemon.HighWaterMarkStatus;
@@ -11,8 +12,10 @@ import dev.ferret.runtime.daemon.hwm.HighWaterMarkDetector;
 import dev.ferret.runtime.daemon.hwm.TenantMarks;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -45,8 +48,14 @@ final class MarkDetection implements MarkRefresh {
     private final Function<LogPartition, List<ShardAgent>> tenantAgents;
     private final Consumer<List<ShardAgent>> register;
 
+    /** Tenants the detection leaves alone: being released. */
+    private final Predicate<String> passBy;
+    /** Tenants whose database the resolver could not name, reported once each; the scheduler thread's. */
+    private final Set<String> unplaced = new HashSet<>();
+
     MarkDetection(ShardParts parts, ShardRegistry registry, Function<LogPartition, List<ShardAgent>> tenantAgents,
-                  Consumer<List<ShardAgent>> register) {
+                  Consumer<List<ShardAgent>> register, Predicate<String> passBy) {
+        this.passBy = passBy;
         this.context = parts.context();
         this.settings = parts.settings();
         this.scheduler = parts.scheduler();
@@ -102,6 +111,9 @@ final class MarkDetection implements MarkRefresh {
             }
             for (String tenant : tenants.keySet()) {
                 moved = true;
+                if (passBy.test(tenant) || !placed(database, tenant)) {
+                    continue;
+                }
                 if (!context.databases().holds(database, tenant)) {
                     LOG.warn("Tenant {} has events in database {} but is mapped to database {}; its shards run"
                             + " where it is mapped", tenant, database.name(), context.databases().of(tenant).name());
@@ -124,6 +136,24 @@ final class MarkDetection implements MarkRefresh {
             throw failed;
         }
         return moved;
+    }
+
+    /**
+     * Whether the store knows where {@code tenant} lives: a resolver that names a database the store does not have
+     * leaves the tenant's shards unregistered (said once, loudly) rather than failing every detection.
+     */
+    private boolean placed(TenantDatabases.Database database, String tenant) {
+        try {
+            context.databases().holds(database, tenant);
+            unplaced.remove(tenant);
+            return true;
+        } catch (ConfigurationException e) {
+            if (unplaced.add(tenant)) {
+                LOG.error("Tenant {} has events in database {} but cannot be placed: {}; its shards do not run",
+                        tenant, database.name(), e.getMessage());
+            }
+            return false;
+        }
     }
 
     /** Runs a detection now of every database, on the scheduler thread, and returns the store's mark. */

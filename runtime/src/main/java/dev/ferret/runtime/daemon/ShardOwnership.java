@@ -96,6 +96,24 @@ final class ShardOwnership {
         lockNames.putAll(added);
     }
 
+    /**
+     * On the scheduler thread: takes shards out of the competition (a tenant released). A held one is asked to stop
+     * and its lock is released once it has drained, as when a node gives shards back.
+     */
+    void remove(List<ShardAgent> agents) {
+        long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout(), time);
+        ShardLockSession session = locks;
+        for (ShardAgent agent : agents) {
+            String lockName = Dialect.shardLockName(context.names(), agent.name());
+            lockNames.remove(lockName);
+            if (held.remove(lockName) != null) {
+                publishHeld();
+                agent.requestStop();
+                handover.drain(lockName, agent, deadline, () -> release(session, lockName, agent, -1, -1));
+            }
+        }
+    }
+
     void start() {
         acquiring.start(this::acquireRound, Duration.ZERO);
         if (settings.isMonitoring()) {
@@ -231,7 +249,11 @@ final class ShardOwnership {
         }
         try {
             session.release(lockName);
-            LOG.info("Gave shard {} back: {} live nodes, a share of {}", agent.name(), live, share);
+            if (live < 0) {
+                LOG.info("Gave shard {} back: its tenant was released", agent.name());
+            } else {
+                LOG.info("Gave shard {} back: {} live nodes, a share of {}", agent.name(), live, share);
+            }
         } catch (SQLException | RuntimeException e) {
             LOG.warn("Releasing the lock of shard {} failed ({}); replacing the lock connection", agent.name(),
                     e.toString());

@@ -36,6 +36,14 @@ final class ShardRegistry {
         });
     }
 
+    /** Takes agents out (a tenant released): lookups no longer find them. */
+    void remove(List<ShardAgent> agents) {
+        agents.forEach(agent -> {
+            shards.remove(agent.name(), agent);
+            byName.remove(agent.name(), agent);
+        });
+    }
+
     Collection<ShardAgent> all() {
         return byName.values();
     }
