@@ -47,7 +47,10 @@ class MetricsIT {
     /** Data points that carried a shard's name: none, with the default settings. */
     private static final List<String> PER_SHARD_POINTS = new CopyOnWriteArrayList<>();
     private static final int ORDERS = 3;
-    /** The first export ("name|projection" to value, "@database" after a database not the default) with the orders applied; null until then. */
+    /**
+     * The first export of data points ("name|projection" to value; a database other than the default follows the
+     * projection after @) that shows the orders applied; null until then.
+     */
     private static final AtomicReference<Map<String, Double>> SETTLED = new AtomicReference<>();
     /** The last export, for the failure message. */
     private static final AtomicReference<Map<String, Double>> LAST = new AtomicReference<>(Map.of());
