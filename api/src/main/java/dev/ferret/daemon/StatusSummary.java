@@ -3,9 +3,10 @@ package dev.ferret.daemon;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The daemon's shards counted, for a first look at many of them: how many are in each state, and per projection the
@@ -13,8 +14,8 @@ import java.util.Map;
  *
  * @param shards      how many shards there are
  * @param byState     how many are in each state (states with none are left out)
- * @param projections one line per projection, in the order its first shard appears
- * @param databases   one line per database whose event log shards read, in the order its first shard appears
+ * @param projections one line per projection, ordered by name
+ * @param databases   one line per database whose event log shards read, ordered by name
  */
 public record StatusSummary(int shards, Map<ShardState, Integer> byState, List<ProjectionSummary> projections,
                             List<DatabaseSummary> databases) {
@@ -60,12 +61,21 @@ public record StatusSummary(int shards, Map<ShardState, Integer> byState, List<P
         return counter.summary();
     }
 
-    /** Counts shards one at a time, for a caller that does not keep them: {@link #add} each, then {@link #summary}. */
+    /**
+     * Counts shards one at a time, for a caller that does not keep them: {@link #add} each, then {@link #summary}.
+     * Cheap per shard (array counters, one map lookup per projection and per database), since a node may count
+     * tens of thousands of shards for one status read.
+     */
     public static final class Counter {
-        private final Map<ShardState, Integer> byState = new EnumMap<>(ShardState.class);
-        private final Map<String, Tally> byProjection = new LinkedHashMap<>();
-        private final Map<String, Tally> byDatabase = new LinkedHashMap<>();
-        private int shards;
+        private static final ShardState[] STATES = ShardState.values();
+        private final Tally all = new Tally();
+        private final Map<String, Tally> byProjection = new HashMap<>();
+        private final Map<String, Tally> byDatabase = new HashMap<>();
+        /** The last projection's and database's tallies: consecutive shards mostly share them. */
+        private String lastProjection;
+        private Tally lastProjectionTally;
+        private String lastDatabase;
+        private Tally lastDatabaseTally;
 
         public void add(ShardStatus shard) {
             add(shard.name(), shard.projection(), shard.database(), shard.state(), shard.lag());
@@ -73,20 +83,27 @@ public record StatusSummary(int shards, Map<ShardState, Integer> byState, List<P
 
         /** Counts one shard from the few facts a summary needs, where building its whole status would cost more. */
         public void add(String name, String projection, String database, ShardState state, long lag) {
-            shards++;
-            byState.merge(state, 1, Integer::sum);
-            byProjection.computeIfAbsent(projection, p -> new Tally()).add(name, state, lag);
-            byDatabase.computeIfAbsent(database, d -> new Tally()).add(name, state, lag);
+            all.add(name, state, lag);
+            if (!projection.equals(lastProjection)) {
+                lastProjection = projection;
+                lastProjectionTally = byProjection.computeIfAbsent(projection, p -> new Tally());
+            }
+            lastProjectionTally.add(name, state, lag);
+            if (!database.equals(lastDatabase)) {
+                lastDatabase = database;
+                lastDatabaseTally = byDatabase.computeIfAbsent(database, d -> new Tally());
+            }
+            lastDatabaseTally.add(name, state, lag);
         }
 
         public StatusSummary summary() {
             List<ProjectionSummary> projections = new ArrayList<>(byProjection.size());
-            byProjection.forEach((projection, tally) -> projections.add(new ProjectionSummary(projection,
-                    tally.shards, tally.byState, tally.worstLag, tally.worstShard)));
+            new TreeMap<>(byProjection).forEach((projection, tally) -> projections.add(new ProjectionSummary(
+                    projection, tally.shards, tally.states(), tally.worstLag, tally.worstShard)));
             List<DatabaseSummary> databases = new ArrayList<>(byDatabase.size());
-            byDatabase.forEach((database, tally) -> databases.add(new DatabaseSummary(database, tally.shards,
-                    tally.byState, tally.worstLag, tally.worstShard)));
-            return new StatusSummary(shards, byState, projections, databases);
+            new TreeMap<>(byDatabase).forEach((database, tally) -> databases.add(new DatabaseSummary(database,
+                    tally.shards, tally.states(), tally.worstLag, tally.worstShard)));
+            return new StatusSummary(all.shards, all.states(), projections, databases);
         }
     }
 
@@ -97,20 +114,30 @@ public record StatusSummary(int shards, Map<ShardState, Integer> byState, List<P
         return Collections.unmodifiableMap(ordered);
     }
 
-    /** One projection's counts while they are made. */
+    /** One group's counts while they are made. */
     private static final class Tally {
-        private final Map<ShardState, Integer> byState = new EnumMap<>(ShardState.class);
+        private final int[] byState = new int[Counter.STATES.length];
         private int shards;
         private long worstLag = -1;
         private String worstShard;
 
         void add(String name, ShardState state, long lag) {
             shards++;
-            byState.merge(state, 1, Integer::sum);
+            byState[state.ordinal()]++;
             if (lag > worstLag) {
                 worstLag = lag;
                 worstShard = name;
             }
+        }
+
+        Map<ShardState, Integer> states() {
+            Map<ShardState, Integer> counts = new EnumMap<>(ShardState.class);
+            for (int i = 0; i < byState.length; i++) {
+                if (byState[i] > 0) {
+                    counts.put(Counter.STATES[i], byState[i]);
+                }
+            }
+            return counts;
         }
     }
 }

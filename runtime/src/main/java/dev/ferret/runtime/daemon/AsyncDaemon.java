@@ -14,6 +14,7 @@ import dev.ferret.daemon.ShardStatus;
 import dev.ferret.daemon.StatusSummary;
 import dev.ferret.projections.Projection;
 import dev.ferret.runtime.context.StoreContext;
+import dev.ferret.runtime.context.TenantDatabases;
 import dev.ferret.runtime.context.TimeSource;
 import dev.ferret.runtime.daemon.hwm.HighWaterMarkDetector;
 import dev.ferret.runtime.dialect.DaemonSql;
@@ -241,6 +242,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         if (ownership != null) {
             ownership.start();
         } else {
+            parts.outboxes().readPendingAtStart(parts);
             registry.all().forEach(ShardAgent::start);
         }
         polling.start(this::pollOnce, Duration.ZERO);

@@ -100,6 +100,11 @@ final class OrphanedOutboxes {
     }
 
     private Set<String> pendingShards(TenantDatabases.Database database) throws SQLException {
+        return pendingShards(parts, database);
+    }
+
+    /** Every shard of {@code database} with an undelivered row: one statement, whose cost follows the backlog. */
+    static Set<String> pendingShards(ShardParts parts, TenantDatabases.Database database) throws SQLException {
         Set<String> shards = new LinkedHashSet<>();
         try (Connection c = database.dataSource().getConnection();
              PreparedStatement ps = c.prepareStatement(parts.outboxSql().pendingShards());

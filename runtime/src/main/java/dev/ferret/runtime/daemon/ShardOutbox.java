@@ -71,6 +71,11 @@ final class ShardOutbox {
     private boolean running;
     private boolean again;
     private boolean waitingForRetry;
+    /**
+     * Nothing waits in the table for this shard: the last run delivered all and counted none left, or the start-time
+     * read found none, and no page committed a message since. A drain then has nothing to wait for.
+     */
+    private boolean knownEmpty;
     private final Backoff.Attempts backoff;
 
     // status: written by the run in flight
@@ -107,17 +112,27 @@ final class ShardOutbox {
         if (written.isEmpty()) {
             return;
         }
+        synchronized (this) {
+            knownEmpty = false;
+        }
         fresh.putAll(written);
         kick();
     }
 
-    /** The shard starts on this node: what earlier owners left undelivered goes out first. */
+    /**
+     * The shard starts on this node: what earlier owners left undelivered goes out first, unless the daemon's
+     * start-time read found none for it (at tens of thousands of shards, a read each at start would cost seconds).
+     */
     void start() {
+        boolean mayHaveRows = parts.outboxes().mayHaveRows(shard);
         synchronized (this) {
             owned = true;
             backoff.reset();
+            knownEmpty = !mayHaveRows && fresh.isEmpty();
         }
-        kick();
+        if (mayHaveRows) {
+            kick();
+        }
     }
 
     /**
@@ -127,6 +142,15 @@ final class ShardOutbox {
      * settled in time.
      */
     boolean drain(long deadlineNanos) {
+        boolean nothingToDeliver;
+        synchronized (this) {
+            nothingToDeliver = knownEmpty && !running;
+        }
+        if (nothingToDeliver) {
+            // the page loop has ended, so no page adds a message now: no run, no read
+            stop();
+            return true;
+        }
         CompletableFuture<Void> run = kickAndWatch();
         boolean settledInTime = true;
         if (run != null) {
@@ -157,6 +181,7 @@ final class ShardOutbox {
             }
             sweeping = true;
             sweepEnded = ended;
+            knownEmpty = false;
             backoff.reset();
         }
         kick();
@@ -208,7 +233,8 @@ final class ShardOutbox {
     private CompletableFuture<Void> kickAndWatch() {
         CompletableFuture<Void> watched;
         synchronized (this) {
-            if (!isActive() || waitingForRetry) {
+            // known empty: a kick (a stop's, say) would only read the table to find nothing
+            if (!isActive() || waitingForRetry || knownEmpty) {
                 return null;
             }
             watched = settled;
@@ -280,6 +306,7 @@ final class ShardOutbox {
             if (!rerun) {
                 if (!failed) {
                     sweepDone = endSweep();
+                    knownEmpty = undelivered == 0 && fresh.isEmpty();
                 }
                 settle();
             }

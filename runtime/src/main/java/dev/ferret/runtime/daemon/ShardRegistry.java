@@ -48,6 +48,11 @@ final class ShardRegistry {
         return byName.values();
     }
 
+    /** Every agent in no particular order: the cheapest pass, for counting. */
+    Collection<ShardAgent> inAnyOrder() {
+        return shards.values();
+    }
+
     /** Every agent ordered by name. */
     Collection<ShardAgent> byName() {
         return byName.values();

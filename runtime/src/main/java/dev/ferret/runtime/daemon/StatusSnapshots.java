@@ -89,7 +89,7 @@ final class StatusSnapshots {
     /** Every shard counted, without building any shard's status. */
     StatusSummary summary() {
         StatusSummary.Counter counter = new StatusSummary.Counter();
-        for (ShardAgent agent : registry.byName()) {
+        for (ShardAgent agent : registry.inAnyOrder()) {
             counter.add(agent.name(), agent.applier().name(), agent.partition().database().name(), agent.state(),
                     agent.lag());
         }

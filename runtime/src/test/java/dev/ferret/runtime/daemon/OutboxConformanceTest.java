@@ -21,6 +21,7 @@ import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.TableNames;
 import dev.ferret.runtime.engines.Dialects;
+import dev.ferret.runtime.testing.FlakyDataSource;
 import dev.ferret.runtime.testing.MutableClock;
 import dev.ferret.runtime.testing.TestDatabase;
 import dev.ferret.runtime.testing.VirtualTime;
@@ -208,6 +209,51 @@ class OutboxConformanceTest {
                 assertThat(sequencesOf(delivered).stream().distinct().toList()).hasSize(10).isSorted();
             }
         }
+    }
+
+    @Test
+    void aStartingNodeDeliversWhatWasLeftAndReadsNoOutboxTheStartTimeReadFoundEmptyNeitherAtStartNorAtStop() {
+        AtomicBoolean failing = new AtomicBoolean(true);
+        List<OutboxMessage> delivered = Collections.synchronizedList(new ArrayList<>());
+        try (TestDatabase db = TestDatabase.create("outboxstart")) {
+            StoreOptions options = fastDaemon(db);
+            options.projections().add(outboxed(false), Lifecycle.ASYNC).publishMessages(message -> {
+                if (failing.get()) {
+                    throw new IllegalStateException("broker down");
+                }
+                delivered.add(message);
+            });
+            try (DocumentStore first = Ferret.createStore(options)) {
+                appendTicks(first, "a", 5);
+                first.waitForNonStaleProjectionData(WAIT);
+            }
+            assertThat(undeliveredRows(db)).as("left by the first node").isEqualTo(5);
+            failing.set(false);
+
+            AtomicInteger outboxReads = new AtomicInteger();
+            FlakyDataSource counted = new FlakyDataSource(db.dataSource());
+            counted.observeStatements(sql -> {
+                if (sql.contains("delivered_at IS NULL ORDER BY id")) {
+                    outboxReads.incrementAndGet();
+                }
+            });
+            try (DocumentStore second = Ferret.createStore(options.dataSource(counted))) {
+                await().atMost(WAIT).until(() -> delivered.size() == 5);
+            }
+            assertThat(undeliveredRows(db)).isZero();
+            assertThat(outboxReads.get()).as("the shard with rows read them").isPositive();
+
+            outboxReads.set(0);
+            try (DocumentStore third = Ferret.createStore(options.dataSource(counted))) {
+                third.waitForNonStaleProjectionData(WAIT);
+                assertThat(third.daemon().status().shards()).hasSize(1);
+            }
+            assertThat(outboxReads.get()).as("outbox reads of shards known to have none, at start and stop").isZero();
+        }
+    }
+
+    private static long undeliveredRows(TestDatabase db) {
+        return db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_outbox") + " WHERE delivered_at IS NULL");
     }
 
     @Test

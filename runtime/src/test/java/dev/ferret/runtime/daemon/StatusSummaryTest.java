@@ -36,13 +36,16 @@ class StatusSummaryTest {
         assertThat(summary.byState()).containsExactly(Map.entry(ShardState.RUNNING, 3),
                 Map.entry(ShardState.PAUSED, 1));
         assertThat(summary.projections()).hasSize(2);
-        StatusSummary.ProjectionSummary orders = summary.projections().get(0);
+        // ordered by name
+        assertThat(summary.projections()).extracting(StatusSummary.ProjectionSummary::projection)
+                .containsExactly("Dashboard", "Orders");
+        StatusSummary.ProjectionSummary orders = summary.projections().get(1);
         assertThat(orders.projection()).isEqualTo("Orders");
         assertThat(orders.shards()).isEqualTo(3);
         assertThat(orders.worstLag()).isEqualTo(60);
         assertThat(orders.worstShard()).isEqualTo("Orders:t2");
         assertThat(orders.byState()).containsEntry(ShardState.PAUSED, 1).containsEntry(ShardState.RUNNING, 2);
-        assertThat(summary.projections().get(1).worstLag()).isZero();
+        assertThat(summary.projections().get(0).worstLag()).isZero();
         assertThat(summary.databases()).singleElement().satisfies(database -> {
             assertThat(database.database()).isEqualTo("default");
             assertThat(database.shards()).isEqualTo(4);
