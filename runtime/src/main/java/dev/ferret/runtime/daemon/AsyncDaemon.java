@@ -135,7 +135,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 context.dialect().deadLetterSql(context.names()), progression,
                 executors, budget, new DatabaseLimits(context.databases(), settings, time), board,
                 List.copyOf(listeners), retries, sessions, marks, time, rearmLoops, metrics, new Outboxes(),
-                new SnapshotCache(settings.getDocumentCacheMegabytes() * 1024L * 1024L));
+                new SnapshotCache(settings.getDocumentCacheMegabytes() * 1024L * 1024L), new ShardGroups());
         this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !appliers.isEmpty()
                 ? new ShardOwnership(parts) : null;
         this.orphans = new OrphanedOutboxes(parts, ownership == null
@@ -146,7 +146,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
         this.detection = new MarkDetection(parts, registry, this::agentsFor, this::register, release::isReleasing);
         this.rebuilds = new Rebuild(parts, registry, operations, detection);
         this.waits = new NonStaleWait(parts, registry, ownership, detection, () -> running, this::heal);
-        this.snapshots = new StatusSnapshots(settings, registry, ownership, detection, polling, parts.outboxes());
+        this.snapshots = new StatusSnapshots(settings, registry, ownership, detection, polling, parts);
         if (!context.partitionedByTenant()) {
             register(agentsFor(new LogPartition(null, context.databases().main())));
         }

@@ -50,6 +50,7 @@ final class ShardAgent {
     private final BudgetLine line;
     private final PageLoop pages;
     private final ShardDrain drain;
+    private final ShardGroups.Group group;
 
     /** Whether the stop in progress lets the outbox deliver what the committed pages wrote (not after a lost lock). */
     private boolean drainOutbox = true; // guarded by lifecycle
@@ -68,6 +69,7 @@ final class ShardAgent {
         this.outbox = parts.outboxes().of(name, partition.database(), parts);
         this.pages = new PageLoop(name, applier, partition, parts, lifecycle, line, outbox);
         this.drain = new ShardDrain(name, lifecycle, pages, line, outbox, parts);
+        this.group = parts.groups().of(applier.name(), partition.database().name());
     }
 
     String name() {
@@ -80,6 +82,11 @@ final class ShardAgent {
 
     LogPartition partition() {
         return partition;
+    }
+
+    /** Its projection's and database's group, for the status summary. */
+    ShardGroups.Group group() {
+        return group;
     }
 
     long floor() {

@@ -24,13 +24,14 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param metrics        what the agents report their pages, retries and dead letters to
  * @param outboxes       the one outbox per shard name, shared by its agent and the store's sweep
  * @param snapshots      the snapshots every snapshot shard keeps between pages, bounded for the whole store
+ * @param groups         the shards by projection and database, for the status summary
  */
 record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, OutboxSql outboxSql,
                   DeadLetterSql deadLetterSql,
                   ProgressionRows progression, DaemonExecutors executors, LoadBudget budget, DatabaseLimits limits,
                   ProgressBoard board, List<AsyncListener> listeners, TransientRetry.Factory retries,
                   StoreSessions sessions, LogMarks marks, TimeSource time, Runnable eventsRaised,
-                  DaemonMetrics metrics, Outboxes outboxes, SnapshotCache snapshots) {
+                  DaemonMetrics metrics, Outboxes outboxes, SnapshotCache snapshots, ShardGroups groups) {
 
     ExecutorService workers() {
         return executors.workers();

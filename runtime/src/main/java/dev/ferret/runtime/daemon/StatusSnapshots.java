@@ -28,15 +28,17 @@ final class StatusSnapshots {
     private final MarkDetection detection;
     private final RearmingLoop polling;
     private final Outboxes outboxes;
+    private final ShardGroups groups;
 
     StatusSnapshots(DaemonSettings settings, ShardRegistry registry, ShardOwnership ownership,
-                    MarkDetection detection, RearmingLoop polling, Outboxes outboxes) {
+                    MarkDetection detection, RearmingLoop polling, ShardParts parts) {
         this.settings = settings;
         this.registry = registry;
         this.ownership = ownership;
         this.detection = detection;
         this.polling = polling;
-        this.outboxes = outboxes;
+        this.outboxes = parts.outboxes();
+        this.groups = parts.groups();
     }
 
     /** Everything, liveness problems included; {@code running} is the daemon's state as the caller read it. */
@@ -88,12 +90,7 @@ final class StatusSnapshots {
 
     /** Every shard counted, without building any shard's status. */
     StatusSummary summary() {
-        StatusSummary.Counter counter = new StatusSummary.Counter();
-        for (ShardAgent agent : registry.inAnyOrder()) {
-            counter.add(agent.name(), agent.applier().name(), agent.partition().database().name(), agent.state(),
-                    agent.lag());
-        }
-        return counter.summary();
+        return groups.summary(registry.inAnyOrder());
     }
 
     private boolean runsHere(ShardAgent agent) {
