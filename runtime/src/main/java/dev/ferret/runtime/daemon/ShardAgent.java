@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +52,8 @@ final class ShardAgent {
     private final PageLoop pages;
     private final ShardDrain drain;
     private final ShardGroups.Group group;
+    /** Its mark for status reads: its tenant's cell, or the store's detector; one step either way. */
+    private final LongSupplier statusMark;
 
     /** Whether the stop in progress lets the outbox deliver what the committed pages wrote (not after a lost lock). */
     private boolean drainOutbox = true; // guarded by lifecycle
@@ -70,6 +73,9 @@ final class ShardAgent {
         this.pages = new PageLoop(name, applier, partition, parts, lifecycle, line, outbox);
         this.drain = new ShardDrain(name, lifecycle, pages, line, outbox, parts);
         this.group = parts.groups().of(applier.name(), partition.database().name());
+        this.statusMark = partition.perTenant()
+                ? parts.marks().of(partition.database()).cellOf(partition.tenantId())
+                : parts.marks().detector()::mark;
     }
 
     String name() {
@@ -118,7 +124,7 @@ final class ShardAgent {
 
     /** How many sequence numbers it is behind its mark, as {@link ShardStatus#lag()}. */
     long lag() {
-        return Math.max(0, pages.mark() - Math.max(0, pages.floor()));
+        return Math.max(0, statusMark.getAsLong() - Math.max(0, pages.floor()));
     }
 
     /**

@@ -10,6 +10,10 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +36,8 @@ public final class TenantMarks {
     private final DaemonSql sql;
     private final Clock clock;
     private volatile Map<String, Long> marks = Map.of();
+    /** The tenants' marks as cells their holders read in one step; raised by each read, created on request. */
+    private final ConcurrentMap<String, AtomicLong> cells = new ConcurrentHashMap<>();
     private volatile boolean read;
     private volatile Instant lastGoodRead;
     /** The last read's failure, naming the database; null while reads succeed. */
@@ -92,6 +98,12 @@ public final class TenantMarks {
         }
         if (!moved.isEmpty()) {
             marks = Map.copyOf(after);
+            moved.forEach((tenant, mark) -> {
+                AtomicLong cell = cells.get(tenant);
+                if (cell != null) {
+                    cell.accumulateAndGet(mark, Math::max);
+                }
+            });
         }
         read = true;
         return moved;
@@ -100,6 +112,17 @@ public final class TenantMarks {
     /** The tenant's mark as last read; 0 for a tenant not seen yet. */
     public long markOf(String tenantId) {
         return marks.getOrDefault(tenantId, 0L);
+    }
+
+    /**
+     * The tenant's mark as a cell that follows the reads, for a reader that asks often and wants no lookup (a status
+     * over tens of thousands of shards). Marks only rise, and both a read and the cell's creation raise it, so it
+     * never lags the map for long, whichever came first.
+     */
+    public LongSupplier cellOf(String tenantId) {
+        AtomicLong cell = cells.computeIfAbsent(tenantId, t -> new AtomicLong());
+        cell.accumulateAndGet(markOf(tenantId), Math::max);
+        return cell::get;
     }
 
     /** Every tenant's mark as last read. */
