@@ -108,6 +108,12 @@ public final class DaemonSettings {
     public static final Setting<Duration> LOCK_ACQUIRE_INTERVAL = declare("lockAcquireInterval",
             "daemon.lock.acquire-interval", Duration.class, Duration.ofSeconds(1), Rule.positive(),
             "how often a HotCold node tries to take free shards and beats its heartbeat");
+    public static final Setting<Integer> TENANT_LOAD_BUDGET_MEGABYTES = declare("tenantLoadBudgetMegabytes",
+            "daemon.tenant-load-budget-megabytes", Integer.class, 0, Rule.between(0, 1_048_576),
+            "most MiB this node's pages in flight may take once applied, each page counted by what its shard's last"
+                    + " pages took per event (documents built and serialized, about 512 bytes an event at least), so a"
+                    + " projection that fans one event out to many documents gets pages of few events; 0 counts no"
+                    + " bytes; see [Many tenants](tenancy.md#many-tenants)");
     public static final Setting<Long> TENANT_LOAD_BUDGET = declare("tenantLoadBudget", "daemon.tenant-load-budget",
             Long.class, 0L, new Rule<>("0 (unbounded) or more", n -> n >= 0),
             "most events this node's agents may have loaded but not committed; agents wait for room in one FIFO"
@@ -306,6 +312,15 @@ public final class DaemonSettings {
     /** See {@link #LOCK_ACQUIRE_INTERVAL}; default 1 s. */
     public DaemonSettings lockAcquireInterval(Duration interval) {
         return set(LOCK_ACQUIRE_INTERVAL, interval);
+    }
+
+    /** See {@link #TENANT_LOAD_BUDGET_MEGABYTES}; 0 (the default) counts no bytes. */
+    public DaemonSettings tenantLoadBudgetMegabytes(int megabytes) {
+        return set(TENANT_LOAD_BUDGET_MEGABYTES, megabytes);
+    }
+
+    public int getTenantLoadBudgetMegabytes() {
+        return get(TENANT_LOAD_BUDGET_MEGABYTES);
     }
 
     /** See {@link #TENANT_LOAD_BUDGET}; 0 (the default) is unbounded. */

@@ -110,7 +110,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
         this.marks = new LogMarks(context, settings, sql);
         this.detector = marks.detector();
         this.board = new ProgressBoard(time);
-        this.budget = new LoadBudget(settings.getTenantLoadBudget(), settings.getTenantLoadMemoryThreshold());
+        this.budget = new LoadBudget(settings.getTenantLoadBudget(),
+                settings.getTenantLoadBudgetMegabytes() * 1024L * 1024L, settings.getTenantLoadMemoryThreshold());
         this.registry = new ShardRegistry(appliers);
         this.pollBackoff = new Backoff(settings.getPollingInterval(), settings.getMaxRetryBackoff()).attempts();
         Duration grace = RearmingLoop.graceOn(settings);

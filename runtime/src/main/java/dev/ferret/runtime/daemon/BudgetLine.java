@@ -38,6 +38,11 @@ final class BudgetLine {
      * line: it then holds no thread until {@link #granted} wakes it.
      */
     LoadBudget.Reservation take(long events) {
+        return take(events, 0);
+    }
+
+    /** As {@link #take(long)}, with room for {@code bytes} too where the budget counts them. */
+    LoadBudget.Reservation take(long events, long bytes) {
         synchronized (lifecycle) {
             LoadBudget.Reservation granted = grantedRoom;
             if (granted != null) {
@@ -45,7 +50,7 @@ final class BudgetLine {
                 return granted;
             }
         }
-        LoadBudget.Reservation now = budget.tryReserve(events, waiter);
+        LoadBudget.Reservation now = budget.tryReserve(events, bytes, waiter);
         if (now == null) {
             synchronized (lifecycle) {
                 // the grant may have come between the two: then it is waiting in grantedRoom

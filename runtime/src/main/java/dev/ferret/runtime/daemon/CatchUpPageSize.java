@@ -25,7 +25,7 @@ final class CatchUpPageSize {
         this.base = settings.getBatchSize();
         long grown = (long) base * settings.getMaxBatchGrowth();
         long cap = Math.min(grown, MOST_EVENTS);
-        if (budget.isBounded()) {
+        if (budget.capacity() > 0) {
             cap = Math.min(cap, budget.capacity() / 4);
         }
         this.most = (int) Math.max(base, cap);

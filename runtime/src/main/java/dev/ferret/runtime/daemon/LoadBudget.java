@@ -18,7 +18,10 @@ import java.util.function.BooleanSupplier;
  * failed. While there is room and nobody waits, reservations go straight through; otherwise agents queue in one FIFO
  * line and are let in a page at a time, so none starves behind a bigger neighbour. A reservation is always granted
  * when nothing at all is in flight: a budget set too low makes a node slow, never stuck (a page bigger than the whole
- * budget counts as the whole budget). Under memory pressure, told by a {@link MemorySignal} (by default the JVM's
+ * budget counts as the whole budget). A second, optional dimension counts bytes: each page reserves what its shard
+ * estimates its events will take once applied (their documents built and serialized, from the shard's last pages),
+ * so a projection that fans one event out to thousands of documents is counted as such and let in alone when it
+ * needs the whole budget. Under memory pressure, told by a {@link MemorySignal} (by default the JVM's
  * collection-usage notifications: used heap after GC past the threshold), nothing new is granted until the work in
  * flight has drained or the signal, re-asked only while pressure is on, says the heap has recovered.
  *
@@ -33,15 +36,22 @@ final class LoadBudget {
     /** Room granted to one page. */
     static final class Reservation {
         private long events;
+        private long bytes;
         private final long turnsWaited;
 
-        private Reservation(long events, long turnsWaited) {
+        private Reservation(long events, long bytes, long turnsWaited) {
             this.events = events;
+            this.bytes = bytes;
             this.turnsWaited = turnsWaited;
         }
 
         long events() {
             return events;
+        }
+
+        /** The bytes reserved; 0 when bytes are not counted. */
+        long bytes() {
+            return bytes;
         }
 
         /** Grants to others between joining the line and this grant: FIFO keeps it below the number of agents. */
@@ -60,50 +70,77 @@ final class LoadBudget {
 
     private static final class Place {
         final long wanted;
+        final long wantedBytes;
         final long joinedAt;
         final Waiter waiter;
 
-        Place(long wanted, long joinedAt, Waiter waiter) {
+        Place(long wanted, long wantedBytes, long joinedAt, Waiter waiter) {
             this.wanted = wanted;
+            this.wantedBytes = wantedBytes;
             this.joinedAt = joinedAt;
             this.waiter = waiter;
         }
     }
 
-    private static final Reservation UNBOUNDED = new Reservation(0, 0);
+    private static final Reservation UNBOUNDED = new Reservation(0, 0, 0);
     private static final long RECHECK_MILLIS = 100;
 
     private final long capacity;
+    /** The most bytes in flight at once; 0 when bytes are not counted. */
+    private final long byteCapacity;
     private final MemorySignal memory;
     private final ReentrantLock lock = new ReentrantLock();
     private final Deque<Place> line = new ArrayDeque<>();
     /** Pressure signals since the heap was last seen recovered; 0 when there is no pressure. */
     private final AtomicLong pressure = new AtomicLong();
     private long inFlight;
+    private long bytesInFlight;
     private long peakInFlight;
+    private long peakBytesInFlight;
     private long grants;
     private long mostTurnsWaited;
 
     /** The JVM's memory signal, when {@code memoryThreshold} is a fraction in (0, 1) and the budget is bounded. */
     LoadBudget(long capacity, double memoryThreshold) {
-        this(capacity, capacity > 0 && memoryThreshold > 0 && memoryThreshold < 1
-                ? MemorySignal.jvm(memoryThreshold) : MemorySignal.NONE);
+        this(capacity, 0, memoryThreshold);
+    }
+
+    /** Bounded in events, bytes, both or neither (0); the JVM's memory signal as above. */
+    LoadBudget(long capacity, long byteCapacity, double memoryThreshold) {
+        this(capacity, byteCapacity, (capacity > 0 || byteCapacity > 0) && memoryThreshold > 0
+                && memoryThreshold < 1 ? MemorySignal.jvm(memoryThreshold) : MemorySignal.NONE);
+    }
+
+    LoadBudget(long capacity, MemorySignal memory) {
+        this(capacity, 0, memory);
     }
 
     /** Listens to {@code memory} only when bounded; {@link #close()} closes it. */
-    LoadBudget(long capacity, MemorySignal memory) {
+    LoadBudget(long capacity, long byteCapacity, MemorySignal memory) {
         this.capacity = Math.max(0, capacity);
+        this.byteCapacity = Math.max(0, byteCapacity);
         this.memory = memory;
-        if (this.capacity > 0) {
+        if (this.capacity > 0 || this.byteCapacity > 0) {
             memory.listen(pressure::incrementAndGet);
         }
     }
 
+    /** Whether it bounds anything: events, bytes or both. */
     boolean isBounded() {
-        return capacity > 0;
+        return capacity > 0 || byteCapacity > 0;
     }
 
-    /** The most events in flight at once; 0 when unbounded. */
+    /** Whether it counts bytes. */
+    boolean countsBytes() {
+        return byteCapacity > 0;
+    }
+
+    /** The most bytes in flight at once; 0 when bytes are not counted. */
+    long byteCapacity() {
+        return byteCapacity;
+    }
+
+    /** The most events in flight at once; 0 when events are not bounded. */
     long capacity() {
         return capacity;
     }
@@ -114,17 +151,23 @@ final class LoadBudget {
      * meanwhile. A waiter already in line keeps its place.
      */
     Reservation tryReserve(long events, Waiter waiter) {
-        if (capacity == 0) {
+        return tryReserve(events, 0, waiter);
+    }
+
+    /** As {@link #tryReserve(long, Waiter)}, with room for {@code bytes} too when bytes are counted. */
+    Reservation tryReserve(long events, long bytes, Waiter waiter) {
+        if (!isBounded()) {
             return UNBOUNDED;
         }
-        long wanted = Math.max(0, Math.min(events, capacity));
+        long wanted = Math.max(0, capacity == 0 ? events : Math.min(events, capacity));
+        long wantedBytes = byteCapacity == 0 ? 0 : Math.max(0, Math.min(bytes, byteCapacity));
         lock.lock();
         try {
-            if (line.isEmpty() && admits(wanted)) {
-                return grant(wanted, grants);
+            if (line.isEmpty() && admits(wanted, wantedBytes)) {
+                return grant(wanted, wantedBytes, grants);
             }
             if (line.stream().noneMatch(place -> place.waiter == waiter)) {
-                line.addLast(new Place(wanted, grants, waiter));
+                line.addLast(new Place(wanted, wantedBytes, grants, waiter));
             }
         } finally {
             lock.unlock();
@@ -139,7 +182,7 @@ final class LoadBudget {
      * on its way, or already handed over, and the waiter must release it.
      */
     boolean leave(Waiter waiter) {
-        if (capacity == 0) {
+        if (!isBounded()) {
             return true;
         }
         boolean left;
@@ -196,8 +239,12 @@ final class LoadBudget {
         grantHeads();
     }
 
-    private boolean admits(long wanted) {
-        return inFlight == 0 || inFlight + wanted <= capacity && !underPressure();
+    private boolean admits(long wanted, long wantedBytes) {
+        if (inFlight == 0 && bytesInFlight == 0) {
+            return true;
+        }
+        return (capacity == 0 || inFlight + wanted <= capacity)
+                && (byteCapacity == 0 || bytesInFlight + wantedBytes <= byteCapacity) && !underPressure();
     }
 
     /** Asks the signal again only while pressure is on; a signal landing during the question keeps it on. */
@@ -209,12 +256,14 @@ final class LoadBudget {
         return memory.stillAbove() || !pressure.compareAndSet(seen, 0);
     }
 
-    private Reservation grant(long wanted, long joinedAt) {
+    private Reservation grant(long wanted, long wantedBytes, long joinedAt) {
         inFlight += wanted;
+        bytesInFlight += wantedBytes;
         peakInFlight = Math.max(peakInFlight, inFlight);
+        peakBytesInFlight = Math.max(peakBytesInFlight, bytesInFlight);
         long turns = grants++ - joinedAt;
         mostTurnsWaited = Math.max(mostTurnsWaited, turns);
-        return new Reservation(wanted, turns);
+        return new Reservation(wanted, wantedBytes, turns);
     }
 
     /** The most grants to others any reservation waited through since the start: the fairness figure. */
@@ -233,9 +282,9 @@ final class LoadBudget {
         lock.lock();
         try {
             Place head;
-            while ((head = line.peekFirst()) != null && admits(head.wanted)) {
+            while ((head = line.peekFirst()) != null && admits(head.wanted, head.wantedBytes)) {
                 line.removeFirst();
-                Reservation reservation = grant(head.wanted, head.joinedAt);
+                Reservation reservation = grant(head.wanted, head.wantedBytes, head.joinedAt);
                 Waiter waiter = head.waiter;
                 handOvers.add(() -> waiter.granted(reservation));
             }
@@ -247,16 +296,27 @@ final class LoadBudget {
 
     /** Gives back what the page did not need. */
     void trim(Reservation reservation, long actual) {
+        trim(reservation, actual, reservation == null ? 0 : reservation.bytes);
+    }
+
+    /** Gives back what the page did not need: of its events, and of its bytes as now estimated. */
+    void trim(Reservation reservation, long actual, long actualBytes) {
         if (reservation == null || reservation == UNBOUNDED) {
             return;
         }
         long kept = Math.max(0, actual);
+        long keptBytes = Math.max(0, actualBytes);
         boolean freed = false;
         lock.lock();
         try {
             if (kept < reservation.events) {
                 inFlight -= reservation.events - kept;
                 reservation.events = kept;
+                freed = true;
+            }
+            if (keptBytes < reservation.bytes) {
+                bytesInFlight -= reservation.bytes - keptBytes;
+                reservation.bytes = keptBytes;
                 freed = true;
             }
         } finally {
@@ -275,7 +335,9 @@ final class LoadBudget {
         lock.lock();
         try {
             inFlight -= reservation.events;
+            bytesInFlight -= reservation.bytes;
             reservation.events = 0;
+            reservation.bytes = 0;
         } finally {
             lock.unlock();
         }
@@ -296,6 +358,16 @@ final class LoadBudget {
         lock.lock();
         try {
             return peakInFlight;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The most bytes ever reserved at once; never above the byte capacity but for one page alone in flight. */
+    long peakBytesInFlight() {
+        lock.lock();
+        try {
+            return peakBytesInFlight;
         } finally {
             lock.unlock();
         }

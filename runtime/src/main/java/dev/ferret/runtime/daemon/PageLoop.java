@@ -63,6 +63,7 @@ final class PageLoop {
     private final PageListeners listeners;
     private final PageWriter writer;
     private final CatchUpPageSize pageSize;
+    private final PageWeight weight;
     private final PageWriter.InFlight inFlight = new InFlight();
     private final ShardLabel label;
 
@@ -105,6 +106,7 @@ final class PageLoop {
         this.listeners = new PageListeners(name, parts);
         this.writer = new PageWriter(name, applier, partition, parts, outbox, listeners);
         this.pageSize = new CatchUpPageSize(settings, parts.budget());
+        this.weight = new PageWeight(parts.budget());
         this.label = ShardLabel.of(name, applier.name(), partition.database().name(), settings.isMetricsPerShard());
     }
 
@@ -226,11 +228,11 @@ final class PageLoop {
         boolean silent = lifecycle.rebuilding() && floor < rebuildSilentUntil;
         boolean warmingUp = floor < warmUpUntil;
         pageCommitted = false;
-        LoadBudget.Reservation room = line.take(pageSize.next());
+        LoadBudget.Reservation room = line.take(pageSize.next(), weight.bytesFor(pageSize.next()));
         if (room == null) {
             return false;
         }
-        int limit = limitWithin(pageSize.next(), room);
+        int limit = weight.eventsWithin(limitWithin(pageSize.next(), room), room);
         PageOutcome outcome;
         LoadedPage page;
         boolean done = false;
@@ -239,7 +241,7 @@ final class PageLoop {
             long from = floor;
             page = parts.limits().loading(partition.database(),
                     () -> reader.load(from, upperBound(from), limit, connection -> pageConnection = connection));
-            parts.budget().trim(room, page.events().size());
+            parts.budget().trim(room, page.events().size(), weight.bytesFor(page.events().size()));
             // millisecond precision survives every engine's timestamp column, so the stamp reads back equal
             PageAttempt attempt = new PageAttempt(page.floor(), page.end(),
                     OffsetDateTime.now(context.clock()).truncatedTo(ChronoUnit.MILLIS), silent, warmingUp,
@@ -326,6 +328,7 @@ final class PageLoop {
         lastCommitNanos = time.nanoTime();
         writer.committed(outcome);
         PageBatch batch = outcome.batch();
+        weight.committed(outcome.events().size(), batch == null ? null : batch.changes());
         if (batch != null) {
             listeners.postCommit(batch);
         }

@@ -1,5 +1,11 @@
 package dev.ferret.runtime.daemon;
 
+import dev.ferret.runtime.StoreSeams;
+import dev.ferret.runtime.metrics.DaemonMetrics;
+import dev.ferret.runtime.metrics.ShardLabel;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import static dev.ferret.runtime.daemon.DaemonFixtures.appendTicks;
 import static dev.ferret.runtime.daemon.DaemonFixtures.fastDaemon;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -65,6 +71,60 @@ class LoadBudgetConformanceTest {
     }
 
     private static final Duration WAIT = Duration.ofSeconds(60);
+
+    /** A wide document: one of the many an event fans out to. */
+    public record Sheet(String id, String text) {
+    }
+
+    /** Each event fans out to {@value #SHEETS} documents of about 2 KB each. */
+    static final class FansOut extends EventProjection {
+        static final int SHEETS = 200;
+
+        FansOut() {
+            super("FansOut");
+        }
+
+        @Override
+        public void apply(EventEnvelope event, DocumentOperations operations) {
+            for (int i = 0; i < SHEETS; i++) {
+                operations.store(new Sheet(event.sequence() + "-" + i, "x".repeat(1_000)));
+            }
+        }
+    }
+
+    @Test
+    void aProjectionThatFansEachEventOutLearnsItsWeightAndTakesPagesOfFewEventsUnderAByteBudget() {
+        List<Integer> pages = new CopyOnWriteArrayList<>();
+        DaemonMetrics pageSizes = new DaemonMetrics() {
+            @Override
+            public void pageCommitted(ShardLabel shard, List<EventEnvelope> events, Duration duration,
+                                      OffsetDateTime visibleAt, boolean replaying) {
+                pages.add(events.size());
+            }
+        };
+        try (TestDatabase db = TestDatabase.create("budgetbytes")) {
+            StoreOptions options = fastDaemon(db);
+            options.daemon().tenantLoadBudgetMegabytes(1);
+            options.documents().register(Sheet.class);
+            options.projections().add(new FansOut(), Lifecycle.ASYNC);
+            try (DocumentStore store = Ferret.createStore(options, StoreSeams.defaults().withMetrics(pageSizes))) {
+                appendTicks(store, "t", 20);
+                store.waitForNonStaleProjectionData(WAIT);
+                int firstPages = pages.size();
+                // learnt from its first pages: an event of this shard weighs about 400 KB once applied
+                appendTicks(store, "t", 20);
+                store.waitForNonStaleProjectionData(WAIT);
+
+                List<Integer> later = pages.subList(firstPages, pages.size());
+                assertThat(later).as("events per page once the weight is known").isNotEmpty()
+                        .allSatisfy(events -> assertThat(events).isBetween(1, 2));
+                assertThat(later.stream().mapToInt(Integer::intValue).sum()).isEqualTo(20);
+                assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_doc_sheet")))
+                        .isEqualTo(40L * FansOut.SHEETS);
+                assertThat(budgetOf(store).peakBytesInFlight()).isLessThanOrEqualTo(1 << 20);
+            }
+        }
+    }
 
     private static LoadBudget budgetOf(DocumentStore store) {
         return ((AsyncDaemon) store.daemon()).budget();

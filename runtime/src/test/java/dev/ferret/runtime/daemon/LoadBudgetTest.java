@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -52,6 +53,34 @@ class LoadBudgetTest {
         assertThat(budget.peakInFlight()).isZero();
         assertThat(budget.grants()).isZero();
         assertThat(signal.listening()).isFalse();
+    }
+
+    @Test
+    void bytesAreASecondBoundAPageTooBigIsLetInAloneAndAReleaseLetsTheNextIn() throws Exception {
+        LoadBudget budget = new LoadBudget(0, 1_000, MemorySignal.NONE);
+        assertThat(budget.isBounded()).isTrue();
+        assertThat(budget.countsBytes()).isTrue();
+        // events are not bounded: only bytes decide
+        LoadBudget.Reservation a = budget.tryReserve(10_000, 600, room -> { });
+        assertThat(a).isNotNull();
+        assertThat(a.bytes()).isEqualTo(600);
+        CompletableFuture<LoadBudget.Reservation> second = new CompletableFuture<>();
+        assertThat(budget.tryReserve(10, 600, second::complete)).as("600 + 600 > 1,000 bytes").isNull();
+        budget.trim(a, 10_000, 300);
+        LoadBudget.Reservation b = second.get(30, TimeUnit.SECONDS);
+        assertThat(b.bytes()).isEqualTo(600);
+        budget.release(a);
+        budget.release(b);
+        assertThat(budget.peakBytesInFlight()).as("the second went in once the first shrank to 300").isEqualTo(900);
+
+        // a page wanting more than the whole budget counts as the whole budget, and goes in when nothing is in flight
+        LoadBudget.Reservation huge = budget.tryReserve(1, 50_000, room -> { });
+        assertThat(huge).isNotNull();
+        assertThat(huge.bytes()).isEqualTo(1_000);
+        CompletableFuture<LoadBudget.Reservation> after = new CompletableFuture<>();
+        assertThat(budget.tryReserve(1, 1, after::complete)).isNull();
+        budget.release(huge);
+        assertThat(after.get(30, TimeUnit.SECONDS).bytes()).isEqualTo(1);
     }
 
     @Test

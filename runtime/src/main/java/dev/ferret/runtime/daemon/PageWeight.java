@@ -1,0 +1,58 @@
+package dev.ferret.runtime.daemon;
+
+import dev.ferret.runtime.documents.DocumentChanges;
+
+/**
+ * What one shard's events weigh once applied, learnt from its last pages, for the load budget's byte dimension: a
+ * page reserves its events times the bytes an event of this shard took lately (its documents' JSON as UTF-16, plus
+ * {@value #LEAST_PER_EVENT} bytes for the event itself), and holds no more events than its room allows. A projection
+ * that fans one event out to thousands of documents thus learns, after its first page, to load a few events at a
+ * time; the estimate rises at once and falls by half a page, so one light page does not undo it.
+ *
+ * <p>Owned by the shard's page loop: only the run in flight reads or changes it.
+ */
+final class PageWeight {
+
+    /** The least an event counts for: its own row and instance. */
+    static final long LEAST_PER_EVENT = 512;
+    /** Before the first page: a document of a few KiB. */
+    static final long FIRST_GUESS = 4 * LEAST_PER_EVENT;
+
+    private final boolean counted;
+    private long perEvent = FIRST_GUESS;
+
+    PageWeight(LoadBudget budget) {
+        this.counted = budget.countsBytes();
+    }
+
+    /** The bytes {@code events} of this shard are expected to take; 0 when the budget counts no bytes. */
+    long bytesFor(long events) {
+        return counted ? events * perEvent : 0;
+    }
+
+    /** The most events of {@code limit} that fit the bytes of {@code room}; at least one. */
+    int eventsWithin(int limit, LoadBudget.Reservation room) {
+        if (!counted || room.bytes() == 0) {
+            return limit;
+        }
+        return (int) Math.max(1, Math.min(limit, room.bytes() / perEvent));
+    }
+
+    /** A page of {@code events} committed having written {@code changes}: what its events weighed. */
+    void committed(int events, DocumentChanges changes) {
+        if (!counted || events == 0) {
+            return;
+        }
+        long[] bytes = {0};
+        if (changes != null) {
+            changes.forEachWritten((key, json) -> bytes[0] += 2L * (key.id().length()
+                    + (json == null ? 0 : json.length())));
+        }
+        long observed = LEAST_PER_EVENT + bytes[0] / events;
+        perEvent = Math.max(observed, Math.max(LEAST_PER_EVENT, perEvent / 2));
+    }
+
+    long perEvent() {
+        return perEvent;
+    }
+}
