@@ -110,7 +110,7 @@ CREATE TABLE IF NOT EXISTS public.pc_doc_order_summary (
   version bigint NOT NULL,
   last_modified timestamptz NOT NULL,
   PRIMARY KEY (tenant_id, id)
-)
+) WITH (fillfactor = 80)
 
 -- events.insertStream
 INSERT INTO public.pc_streams (id, tenant_id, type, version, timestamp, created) VALUES (?, ?, ?, ?, ?, ?)
