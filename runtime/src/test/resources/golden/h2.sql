@@ -225,6 +225,9 @@ DELETE FROM PUBLIC.pc_event_progression WHERE name LIKE '~node:%' AND last_seq_i
 -- daemon.countSequences
 SELECT COUNT(*) FROM PUBLIC.pc_events WHERE seq_id >= ? AND seq_id <= ?
 
+-- daemon.selectEveryProgression
+SELECT name, last_seq_id FROM PUBLIC.pc_event_progression
+
 -- outbox.insert
 INSERT INTO PUBLIC.pc_outbox (message_id, shard, seq_id, tenant_id, type, payload, created, attempts) VALUES (?, ?, ?, ?, ?, ? FORMAT JSON, ?, 0)
 

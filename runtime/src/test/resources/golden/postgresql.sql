@@ -235,6 +235,9 @@ SELECT COUNT(*) FROM public.pc_events WHERE seq_id >= ? AND seq_id <= ?
 -- daemon.claimSequences
 SELECT COUNT(*) FROM generate_series(CAST(? AS bigint), CAST(? AS bigint)) AS hole(seq_id) WHERE NOT pg_try_advisory_xact_lock(CAST(? AS integer), CAST(seq_id % 2147483648 AS integer))
 
+-- daemon.selectEveryProgression
+SELECT name, last_seq_id FROM public.pc_event_progression
+
 -- outbox.insert
 INSERT INTO public.pc_outbox (message_id, shard, seq_id, tenant_id, type, payload, created, attempts) VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, 0)
 

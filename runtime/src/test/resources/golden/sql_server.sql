@@ -238,6 +238,9 @@ SELECT COUNT(*) FROM dbo.pc_events WITH (READCOMMITTEDLOCK, READPAST) WHERE seq_
 -- daemon.claimSequences
 SET NOCOUNT ON; DECLARE @seq bigint = ?, @to bigint = ?, @prefix nvarchar(200) = ?, @resource nvarchar(255), @result int, @held int = 0, @opened int; SELECT @opened = COUNT(*) FROM dbo.pc_event_progression WHERE name = N'HighWaterMark'; WHILE @seq <= @to AND @held = 0 BEGIN SET @resource = CONCAT(@prefix, @seq); IF APPLOCK_TEST('public', @resource, 'Exclusive', 'Transaction') = 0 SET @held = 1 ELSE BEGIN EXEC @result = sp_getapplock @Resource = @resource, @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0; IF @result < 0 SET @held = 1; END; SET @seq = @seq + 1; END; SELECT @held;
 
+-- daemon.selectEveryProgression
+SELECT name, last_seq_id FROM dbo.pc_event_progression
+
 -- outbox.insert
 INSERT INTO dbo.pc_outbox (message_id, shard, seq_id, tenant_id, type, payload, created, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, 0)
 

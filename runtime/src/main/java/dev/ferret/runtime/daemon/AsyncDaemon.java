@@ -136,7 +136,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 context.dialect().deadLetterSql(context.names()), progression,
                 executors, budget, new DatabaseLimits(context.databases(), settings, time), board,
                 List.copyOf(listeners), retries, sessions, marks, time, rearmLoops, metrics, new Outboxes(),
-                new SnapshotCache(settings.getDocumentCacheMegabytes() * 1024L * 1024L), new ShardGroups());
+                new SnapshotCache(settings.getDocumentCacheMegabytes() * 1024L * 1024L), new ShardGroups(),
+                new ProgressionAtStart());
         this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !appliers.isEmpty()
                 ? new ShardOwnership(parts) : null;
         this.orphans = new OrphanedOutboxes(parts, ownership == null
@@ -244,6 +245,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
             ownership.start();
         } else {
             parts.outboxes().readPendingAtStart(parts);
+            parts.startRows().read(parts);
             registry.all().forEach(ShardAgent::start);
         }
         polling.start(this::pollOnce, Duration.ZERO);

@@ -20,6 +20,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -176,7 +177,8 @@ final class PageLoop {
                 }
                 floor = retry.call(this::startFromPresent);
             } else if (floor < 0) {
-                long persisted = retry.call(this::readProgression);
+                OptionalLong atStart = parts.startRows().firstStart(name);
+                long persisted = atStart.isPresent() ? atStart.getAsLong() : retry.call(this::readProgression);
                 if (applier.gatesSideEffects()) {
                     // snapshotted at each start: an interrupted warm-up resumes held back
                     long prior = retry.call(this::priorVersionsMark);

@@ -25,13 +25,15 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param outboxes       the one outbox per shard name, shared by its agent and the store's sweep
  * @param snapshots      the snapshots every snapshot shard keeps between pages, bounded for the whole store
  * @param groups         the shards by projection and database, for the status summary
+ * @param startRows      the progression rows a SOLO daemon read as it started, for its shards' first starts
  */
 record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, OutboxSql outboxSql,
                   DeadLetterSql deadLetterSql,
                   ProgressionRows progression, DaemonExecutors executors, LoadBudget budget, DatabaseLimits limits,
                   ProgressBoard board, List<AsyncListener> listeners, TransientRetry.Factory retries,
                   StoreSessions sessions, LogMarks marks, TimeSource time, Runnable eventsRaised,
-                  DaemonMetrics metrics, Outboxes outboxes, SnapshotCache snapshots, ShardGroups groups) {
+                  DaemonMetrics metrics, Outboxes outboxes, SnapshotCache snapshots, ShardGroups groups,
+                  ProgressionAtStart startRows) {
 
     ExecutorService workers() {
         return executors.workers();

@@ -30,12 +30,15 @@ package dev.ferret.runtime.dialect;
  * @param claimSequences     (from, to, owner lock key or name) -&gt; how many of those locks were held (0: all taken): takes the owner lock
  *                           of each sequence of a hole without waiting, in the detector's transaction; any held lock
  *                           means the hole's owner is still open (empty where the dialect keeps owners in memory)
+ * @param selectEveryProgression () -&gt; name, last_seq_id of every row: read once per database as a SOLO daemon
+ *                           starts, so that its shards start without a read each
  */
 public record DaemonSql(String highWaterMark, String listGaps, String loadPage, String tenantMarks,
                         String loadTenantPage, String selectProgression, String selectProgressionStamp,
                         String advanceProgression, String raiseMark, String deleteProgression,
                         String insertDeadLetter, String countLiveNodes, String listNodes,
-                        String deleteDeadNodes, String countSequences, String claimSequences) {
+                        String deleteDeadNodes, String countSequences, String claimSequences,
+                        String selectEveryProgression) {
 
     /**
      * How a HotCold node's heartbeat row is named in the progression table: {@code ~} cannot start a projection's

@@ -59,6 +59,11 @@ public final class PortableSql {
         return "SELECT last_seq_id FROM " + t.progression() + " WHERE name = ?";
     }
 
+    /** See {@link DaemonSql#selectEveryProgression()}. */
+    public static String selectEveryProgression(TableNames t) {
+        return "SELECT name, last_seq_id FROM " + t.progression();
+    }
+
     public static String selectProgressionStamp(TableNames t) {
         return "SELECT last_seq_id, last_updated FROM " + t.progression() + " WHERE name = ?";
     }

@@ -90,7 +90,8 @@ class ShardAgentPartsTest {
                         new DatabaseLimits(context.databases(), settings, TimeSource.SYSTEM),
                         new ProgressBoard(TimeSource.SYSTEM), List.of(), TransientRetry.RESILIENCE4J, NO_SESSIONS,
                         marks, TimeSource.SYSTEM, () -> { }, DaemonMetrics.NONE, new Outboxes(),
-                        new SnapshotCache(1 << 20), new ShardGroups());
+                        new SnapshotCache(1 << 20), new ShardGroups(),
+                        new ProgressionAtStart());
                 LogPartition whole = new LogPartition(null, context.databases().main());
                 ShardAgent agent = new ShardAgent("Tally:All", ProjectionApplier.of(tallySnapshot(), context), whole,
                         parts);

@@ -303,7 +303,8 @@ public final class H2Dialect implements Dialect {
                 PortableSql.listNodes(t),
                 PortableSql.deleteDeadNodes(t),
                 PortableSql.countSequences(t.events()),
-                "");
+                "",
+                PortableSql.selectEveryProgression(t));
     }
 
     private static H2SequenceOwners owners(Connection connection, TableNames names) throws SQLException {

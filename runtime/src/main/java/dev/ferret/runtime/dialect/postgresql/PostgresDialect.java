@@ -271,7 +271,8 @@ public final class PostgresDialect implements Dialect {
                 PortableSql.countSequences(t.events()),
                 // every number is tried (no short cut), so a failed claim holds some locks until its rollback
                 "SELECT COUNT(*) FROM generate_series(CAST(? AS bigint), CAST(? AS bigint)) AS hole(seq_id)"
-                        + " WHERE NOT pg_try_advisory_xact_lock(CAST(? AS integer), CAST(seq_id % 2147483648 AS integer))");
+                        + " WHERE NOT pg_try_advisory_xact_lock(CAST(? AS integer), CAST(seq_id % 2147483648 AS integer))",
+                PortableSql.selectEveryProgression(t));
     }
 
     @Override

@@ -265,7 +265,8 @@ public final class SqlServerDialect implements Dialect {
                         + " @LockOwner = 'Transaction', @LockTimeout = 0;"
                         + " IF @result < 0 SET @held = 1; END;"
                         + " SET @seq = @seq + 1; END;"
-                        + " SELECT @held;");
+                        + " SELECT @held;",
+                PortableSql.selectEveryProgression(t));
     }
 
     /** What every owner lock's resource name starts with; the sequence number follows. */
