@@ -245,7 +245,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
             ownership.start();
         } else {
             parts.outboxes().readPendingAtStart(parts);
-            parts.startRows().read(parts);
+            parts.startRows().read(context.databases().all(), sql.selectEveryProgression());
             registry.all().forEach(ShardAgent::start);
         }
         polling.start(this::pollOnce, Duration.ZERO);

@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -30,16 +31,19 @@ final class ProgressionAtStart {
     private volatile Map<String, Long> rows;
     private final Set<String> taken = ConcurrentHashMap.newKeySet();
 
-    /** Reads every database's rows, once; a failed read leaves every shard to read its own. */
-    void read(ShardParts parts) {
+    /**
+     * Reads the rows of every database with {@code selectEveryProgression}, once; a failed read leaves every shard to
+     * read its own.
+     */
+    void read(List<TenantDatabases.Database> databases, String selectEveryProgression) {
         if (rows != null) {
             return;
         }
         Map<String, Long> all = new HashMap<>();
         try {
-            for (TenantDatabases.Database database : parts.context().databases().all()) {
+            for (TenantDatabases.Database database : databases) {
                 try (Connection c = database.dataSource().getConnection();
-                     PreparedStatement ps = c.prepareStatement(parts.sql().selectEveryProgression());
+                     PreparedStatement ps = c.prepareStatement(selectEveryProgression);
                      ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         all.put(rs.getString(1), rs.getLong(2));
