@@ -163,6 +163,8 @@ final class PageLoop {
     /** A rebuild tears the progression row down: an unresolved page would be read back from it; the replay redoes it. */
     void rebuilding() {
         unresolved = null;
+        // the row the daemon read at its start is gone: the replay starts from what the rebuild left
+        parts.startRows().forget(name);
     }
 
     /** One turn: at most one page, then the outcome. Throws nothing: a failure is the turn's event. */

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * start takes its floor from here instead of a read of its own: at tens of thousands of shards those reads are
  * most of a warm start. Valid for a shard's first start only: under SOLO nothing but the shard's own agent moves its
  * row, and it has not run yet; any later start (a restart, a rebuild, a tenant released and found again) reads the
- * row. Not used under HotCold, where another node may have run the shard until this one took it.
+ * row, and so does a first start after something changed the row ({@link #forget}). Not used under HotCold, where another node may have run the shard until this one took it.
  *
  * <p>The rows are published once, before any shard starts; the set of shards that took theirs is concurrent, since
  * shards start on the workers.
@@ -55,6 +55,14 @@ final class ProgressionAtStart {
             return;
         }
         rows = Map.copyOf(all);
+    }
+
+    /**
+     * {@code shard}'s row changed, or will be read elsewhere, before its first start (a rebuild, a tenant released):
+     * its first start reads the row.
+     */
+    void forget(String shard) {
+        taken.add(shard);
     }
 
     /** The persisted progression of {@code shard} as of the start, at its first start only (0: no row); else empty. */

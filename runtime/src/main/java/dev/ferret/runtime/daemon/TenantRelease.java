@@ -89,6 +89,8 @@ final class TenantRelease {
         List<ShardAgent> agents = registry.all().stream()
                 .filter(agent -> tenantId.equals(agent.partition().tenantId())).toList();
         registry.remove(agents);
+        // found again later, maybe in another database: their rows are read then, not taken from the start's read
+        agents.forEach(agent -> parts.startRows().forget(agent.name()));
         if (ownership != null) {
             ownership.remove(agents);
         } else {

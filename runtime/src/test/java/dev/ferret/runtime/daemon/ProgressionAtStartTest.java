@@ -36,6 +36,8 @@ class ProgressionAtStartTest {
             assertThat(rows.firstStart("Orders:All@t1")).hasValue(42);
             assertThat(rows.firstStart("Orders:All@t1")).as("a second start reads its row").isEmpty();
             assertThat(rows.firstStart("Orders:All@t2")).as("no row: nothing committed").hasValue(0);
+            rows.forget("Orders:All@t3");
+            assertThat(rows.firstStart("Orders:All@t3")).as("rebuilt or released before its first start").isEmpty();
 
             ProgressionAtStart failed = new ProgressionAtStart();
             failed.read(List.of(main), "SELECT name, last_seq_id FROM no_such_table");
