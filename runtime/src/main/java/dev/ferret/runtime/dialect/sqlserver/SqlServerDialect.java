@@ -130,64 +130,7 @@ public final class SqlServerDialect implements Dialect {
 
     @Override
     public EventSql eventSql(TableNames t) {
-        return new EventSql(
-                "INSERT INTO " + t.streams() + " (id, tenant_id, type, version, timestamp, created)"
-                        + " VALUES (?, ?, ?, ?, ?, ?)",
-                "MERGE " + t.streams() + " WITH (HOLDLOCK) AS target"
-                        + " USING (VALUES (?, ?, ?, ?, ?, ?)) AS source (id, tenant_id, type, version, timestamp, created)"
-                        + " ON target.tenant_id = source.tenant_id" + KEY + " AND target.id = source.id" + KEY
-                        + " WHEN MATCHED THEN UPDATE"
-                        + " SET target.version = target.version + source.version, target.timestamp = source.timestamp"
-                        + " WHEN NOT MATCHED THEN INSERT (id, tenant_id, type, version, timestamp, created)"
-                        + " VALUES (source.id, source.tenant_id, source.type, source.version, source.timestamp,"
-                        + " source.created)"
-                        + " OUTPUT inserted.version;",
-                // no array parameters in mssql-jdbc: one upsert per stream
-                "",
-                "UPDATE " + t.streams() + " SET version = ?, timestamp = ?"
-                        + " WHERE tenant_id = ? AND id = ? AND version = ?",
-                "SELECT version, type, timestamp FROM " + t.streams() + " WHERE tenant_id = ? AND id = ?",
-                "MERGE " + t.tenantSequences() + " WITH (HOLDLOCK) AS target"
-                        + " USING (VALUES (?, ?, ?)) AS source (tenant_id, drawn, last_updated)"
-                        + " ON target.tenant_id = source.tenant_id" + KEY
-                        + " WHEN MATCHED THEN UPDATE SET target.last_seq = target.last_seq + source.drawn,"
-                        + " target.last_updated = source.last_updated"
-                        + " WHEN NOT MATCHED THEN INSERT (tenant_id, last_seq, last_updated)"
-                        + " VALUES (source.tenant_id, source.drawn, source.last_updated)"
-                        + " OUTPUT inserted.last_seq;",
-                "INSERT INTO " + t.events() + " (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq,"
-                        + " correlation_id, causation_id, headers)"
-                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                // mssql-jdbc takes no array parameters: a JDBC batch of insertEvent
-                "",
-                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, "
-                        + "headers FROM " + t.events()
-                        + " WHERE tenant_id = ? AND stream_id = ? ORDER BY version",
-                PortableSql.selectAppendedSequences(t),
-                // one transaction-owned applock per number drawn: sp_getapplock takes its resource only as a
-                // constant or a variable, hence the name built into @resource first
-                "SET NOCOUNT ON; DECLARE @prefix nvarchar(200) = ?, @seq bigint, @lowest bigint,"
-                        + " @resource nvarchar(255), @result int;"
-                        + " DECLARE drawn CURSOR LOCAL FAST_FORWARD FOR SELECT seq_id FROM " + t.events()
-                        + " WHERE tenant_id = ? AND stream_id = ? AND version >= ? AND version <= ?;"
-                        + " OPEN drawn; FETCH NEXT FROM drawn INTO @seq;"
-                        + " WHILE @@FETCH_STATUS = 0 BEGIN"
-                        + " IF @lowest IS NULL OR @seq < @lowest SET @lowest = @seq;"
-                        + " SET @resource = CONCAT(@prefix, @seq);"
-                        + " EXEC @result = sp_getapplock @Resource = @resource, @LockMode = 'Exclusive',"
-                        + " @LockOwner = 'Transaction', @LockTimeout = 30000;"
-                        + " IF @result < 0 THROW 51000, 'sp_getapplock on a sequence owner lock failed', 1;"
-                        + " FETCH NEXT FROM drawn INTO @seq; END;"
-                        + " CLOSE drawn; DEALLOCATE drawn; SELECT @lowest;",
-                // mssql-jdbc has no array parameters: one statement per append (table-valued parameters need a
-                // table type created in the schema, which this dialect does not own yet)
-                "",
-                "",
-                PortableSql.selectPassedMark(t),
-                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id,"
-                        + " causation_id, headers FROM " + t.events() + " WHERE tenant_id = ? AND correlation_id = ?"
-                        + " AND correlation_id IS NOT NULL ORDER BY seq_id",
-                PortableSql.selectEventNumbers(t));
+        return SqlServerEvents.statements(t);
     }
 
     @Override
@@ -204,69 +147,7 @@ public final class SqlServerDialect implements Dialect {
 
     @Override
     public DaemonSql daemonSql(TableNames t) {
-        // READPAST: under locking READ COMMITTED an uncommitted insert would block the read; skipping it shows it
-        // as the gap it is until it commits. READPAST is refused (error 650) under READ_COMMITTED_SNAPSHOT ON with
-        // a READ COMMITTED session; READCOMMITTEDLOCK makes the read a locking one whatever that option says
-        String events = t.events() + " WITH (READCOMMITTEDLOCK, READPAST)";
-        return new DaemonSql(
-                PortableSql.highWaterMark(events),
-                PortableSql.listGaps(events),
-                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, "
-                        + "headers FROM " + t.events()
-                        + " WHERE seq_id > ? AND seq_id <= ? ORDER BY seq_id OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY",
-                // READPAST: a tenant whose append is in flight keeps its mark this round instead of blocking the read
-                "SELECT tenant_id, last_seq FROM " + t.tenantSequences() + " WITH (READCOMMITTEDLOCK, READPAST)",
-                // no READPAST: rows at or below a tenant's mark are committed, but one that a DBA's fix-up (or a
-                // delete that rolls back) has locked would be skipped, and a short page reads as "all up to the mark"
-                "SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, "
-                        + "headers, tenant_seq FROM " + t.events()
-                        // the filtered index's own predicate, spelled out: a parameterized range alone does not
-                        // let the optimizer match a filtered index
-                        + " WHERE tenant_id = ? AND tenant_seq IS NOT NULL AND tenant_seq > ? AND tenant_seq <= ?"
-                        + " ORDER BY tenant_seq"
-                        + " OFFSET 0 ROWS FETCH NEXT ? ROWS ONLY",
-                PortableSql.selectProgression(t),
-                PortableSql.selectProgressionStamp(t),
-                "MERGE " + t.progression() + " WITH (HOLDLOCK) AS target"
-                        + " USING (VALUES (?, ?, ?, ?)) AS source (name, floor, last_seq_id, last_updated)"
-                        + " ON target.name = source.name" + KEY
-                        + " WHEN MATCHED AND target.last_seq_id = source.floor THEN UPDATE"
-                        + " SET target.last_seq_id = source.last_seq_id, target.last_updated = source.last_updated"
-                        + " WHEN NOT MATCHED AND source.floor = 0 THEN INSERT (name, last_seq_id, last_updated)"
-                        + " VALUES (source.name, source.last_seq_id, source.last_updated);",
-                "MERGE " + t.progression() + " WITH (HOLDLOCK) AS target"
-                        + " USING (VALUES (?, ?, ?)) AS source (name, last_seq_id, last_updated)"
-                        + " ON target.name = source.name" + KEY
-                        + " WHEN MATCHED AND target.last_seq_id < source.last_seq_id THEN UPDATE"
-                        + " SET target.last_seq_id = source.last_seq_id, target.last_updated = source.last_updated"
-                        + " WHEN NOT MATCHED THEN INSERT (name, last_seq_id, last_updated)"
-                        + " VALUES (source.name, source.last_seq_id, source.last_updated);",
-                PortableSql.deleteProgression(t),
-                PortableSql.insertDeadLetter(t),
-                PortableSql.countLiveNodes(t),
-                PortableSql.listNodes(t),
-                PortableSql.deleteDeadNodes(t),
-                // READPAST: a row whose append has not registered it yet is skipped, not waited for; that append
-                // then waits on the claim's applock and finds the mark raised
-                PortableSql.countSequences(events),
-                // APPLOCK_TEST first, so a held lock is seen without a request queued behind its owner; the
-                // lock is then taken without waiting (@LockTimeout = 0), since the owner may commit in between.
-                // The SELECT from a table comes first because this batch opens the claim's transaction: under the
-                // driver's implicit transactions an EXEC opens none (sp_getapplock would return -999), and an
-                // explicit BEGIN TRANSACTION would open two nested ones that the driver's commit ends only one of
-                "SET NOCOUNT ON; DECLARE @seq bigint = ?, @to bigint = ?, @prefix nvarchar(200) = ?,"
-                        + " @resource nvarchar(255), @result int, @held int = 0, @opened int;"
-                        + " SELECT @opened = COUNT(*) FROM " + t.progression() + " WHERE name = N'HighWaterMark';"
-                        + " WHILE @seq <= @to AND @held = 0 BEGIN"
-                        + " SET @resource = CONCAT(@prefix, @seq);"
-                        + " IF APPLOCK_TEST('public', @resource, 'Exclusive', 'Transaction') = 0 SET @held = 1"
-                        + " ELSE BEGIN"
-                        + " EXEC @result = sp_getapplock @Resource = @resource, @LockMode = 'Exclusive',"
-                        + " @LockOwner = 'Transaction', @LockTimeout = 0;"
-                        + " IF @result < 0 SET @held = 1; END;"
-                        + " SET @seq = @seq + 1; END;"
-                        + " SELECT @held;",
-                PortableSql.selectEveryProgression(t));
+        return SqlServerDaemonStatements.statements(t);
     }
 
     /** What every owner lock's resource name starts with; the sequence number follows. */
