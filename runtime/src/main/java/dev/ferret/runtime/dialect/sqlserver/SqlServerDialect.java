@@ -12,7 +12,6 @@ import dev.ferret.runtime.dialect.DocumentSql;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.IndexKeyLimit;
 import dev.ferret.runtime.dialect.OutboxSql;
-import dev.ferret.runtime.dialect.PortableSql;
 import dev.ferret.runtime.dialect.SchemaObject;
 import dev.ferret.runtime.dialect.SchemaSql;
 import dev.ferret.runtime.dialect.SequenceOwnership;
