@@ -14,7 +14,6 @@ import dev.ferret.daemon.ShardStatus;
 import dev.ferret.daemon.StatusSummary;
 import dev.ferret.projections.Projection;
 import dev.ferret.runtime.context.StoreContext;
-import dev.ferret.runtime.context.TenantDatabases;
 import dev.ferret.runtime.context.TimeSource;
 import dev.ferret.runtime.daemon.hwm.HighWaterMarkDetector;
 import dev.ferret.runtime.dialect.DaemonSql;
@@ -22,7 +21,6 @@ import dev.ferret.runtime.metrics.DaemonMetrics;
 import dev.ferret.runtime.progression.ProgressionRows;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.projections.SnapshotCache;
-import dev.ferret.runtime.retry.Backoff;
 import dev.ferret.runtime.retry.TransientRetry;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -72,10 +70,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
     private final RearmingLoop polling;
     /** Re-arms every other loop and wakes shards whose wake-up was lost; re-armed itself by polling and status. */
     private final RearmingLoop supervisor;
-    /** The detector loop's waits after failed reads; used by the polling loop's runs only (one at a time). */
-    private final Backoff.Attempts pollBackoff;
 
-    /** Every shard by name; copy-on-write, added to by {@link #register}. */
+    /** Every shard by name, added to by {@link #register}. */
     private final ShardRegistry registry;
     private final DaemonOperations operations;
     private final Rebuild rebuilds;
@@ -113,7 +109,6 @@ public final class AsyncDaemon implements ProjectionDaemon {
         this.budget = new LoadBudget(settings.getTenantLoadBudget(),
                 settings.getTenantLoadBudgetMegabytes() * 1024L * 1024L, settings.getTenantLoadMemoryThreshold());
         this.registry = new ShardRegistry(appliers);
-        this.pollBackoff = new Backoff(settings.getPollingInterval(), settings.getMaxRetryBackoff()).attempts();
         Duration grace = RearmingLoop.graceOn(settings);
         this.polling = new RearmingLoop("high water mark detection", executors.scheduler(),
                 settings.getPollingInterval(), grace, time);
@@ -248,7 +243,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
             parts.startRows().read(context.databases().all(), sql.selectEveryProgression());
             registry.all().forEach(ShardAgent::start);
         }
-        polling.start(this::pollOnce, Duration.ZERO);
+        polling.start(() -> detection.poll(supervisor::rearmIfOverdue), Duration.ZERO);
         if (push != null) {
             push.start();
         }
@@ -260,27 +255,6 @@ public final class AsyncDaemon implements ProjectionDaemon {
         observedByMetrics = metrics.observe(() -> snapshots.observed(running), settings.isMetricsPerShard());
         LOG.info("Async daemon started in {} mode with {}", settings.getMode(), context.partitionedByTenant()
                 ? appliers.size() + " projections per tenant" : registry.size() + " shards");
-    }
-
-    /** One run of the detector's loop, on the scheduler thread; returns the delay before the next. */
-    private Duration pollOnce() {
-        try {
-            boolean moved = detection.detect(database -> true, false);
-            pollBackoff.reset();
-            if (moved) {
-                board.changed();
-            }
-            // right after a move more events are likely on their way
-            return moved ? settings.getPollingInterval().dividedBy(4) : settings.getPollingInterval();
-        } catch (Exception e) {
-            Duration next = pollBackoff.next();
-            LOG.warn("High water mark detection failed; keeping mark {} and retrying in {}: {}", detector.mark(),
-                    next, e.toString());
-            return next;
-        } finally {
-            // the polling loop may have been the one that was lost: its partner comes back with it
-            supervisor.rearmIfOverdue();
-        }
     }
 
     /** Stops polling and every shard within one drain bound. */
@@ -376,10 +350,6 @@ public final class AsyncDaemon implements ProjectionDaemon {
         }
     }
 
-    /**
-     * The daemon's state. Reading it also re-arms the loops found overdue (after the snapshot is taken, so the
-     * snapshot still tells that they were): a health probe revives a daemon whose own supervisor was lost too.
-     */
     @Override
     public List<String> releaseTenant(String tenantId, Duration timeout, Runnable whileReleased) {
         return release.release(tenantId, timeout, whileReleased);
@@ -404,6 +374,10 @@ public final class AsyncDaemon implements ProjectionDaemon {
         return summary;
     }
 
+    /**
+     * The daemon's state. Reading it also re-arms the loops found overdue (after the snapshot is taken, so the
+     * snapshot still tells that they were): a health probe revives a daemon whose own supervisor was lost too.
+     */
     @Override
     public DaemonStatus status() {
         DaemonStatus status = snapshots.full(running);

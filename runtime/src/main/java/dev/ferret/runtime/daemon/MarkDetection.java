@@ -10,6 +10,7 @@ import dev.ferret.runtime.context.TenantDatabases;
 import dev.ferret.runtime.context.TimeSource;
 import dev.ferret.runtime.daemon.hwm.HighWaterMarkDetector;
 import dev.ferret.runtime.daemon.hwm.TenantMarks;
+import dev.ferret.runtime.retry.Backoff;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashSet;
@@ -52,6 +53,9 @@ final class MarkDetection implements MarkRefresh {
     private final Predicate<String> passBy;
     /** Tenants whose database the resolver could not name, reported once each; the scheduler thread's. */
     private final Set<String> unplaced = new HashSet<>();
+    /** The polling loop's waits after failed reads; used by its runs only (one at a time). */
+    private final Backoff.Attempts pollBackoff;
+    private final ProgressBoard board;
 
     MarkDetection(ShardParts parts, ShardRegistry registry, Function<LogPartition, List<ShardAgent>> tenantAgents,
                   Consumer<List<ShardAgent>> register, Predicate<String> passBy) {
@@ -65,6 +69,32 @@ final class MarkDetection implements MarkRefresh {
         this.registry = registry;
         this.tenantAgents = tenantAgents;
         this.register = register;
+        this.board = parts.board();
+        this.pollBackoff = new Backoff(settings.getPollingInterval(), settings.getMaxRetryBackoff()).attempts();
+    }
+
+    /**
+     * One run of the daemon's polling loop, on the scheduler thread: a detection of every database; returns the
+     * delay before the next, shorter right after a move, backing off while reads fail. {@code afterRun} runs last,
+     * whatever happened: the loop's partner re-armed in case it was the one that was lost.
+     */
+    Duration poll(Runnable afterRun) {
+        try {
+            boolean moved = detect(database -> true, false);
+            pollBackoff.reset();
+            if (moved) {
+                board.changed();
+            }
+            // right after a move more events are likely on their way
+            return moved ? settings.getPollingInterval().dividedBy(4) : settings.getPollingInterval();
+        } catch (Exception e) {
+            Duration next = pollBackoff.next();
+            LOG.warn("High water mark detection failed; keeping mark {} and retrying in {}: {}", detector.mark(),
+                    next, e.toString());
+            return next;
+        } finally {
+            afterRun.run();
+        }
     }
 
     HighWaterMarkDetector detector() {
@@ -111,10 +141,11 @@ final class MarkDetection implements MarkRefresh {
             }
             for (String tenant : tenants.keySet()) {
                 moved = true;
-                if (passBy.test(tenant) || !placed(database, tenant)) {
+                Boolean holds = passBy.test(tenant) ? null : holds(database, tenant);
+                if (holds == null) {
                     continue;
                 }
-                if (!context.databases().holds(database, tenant)) {
+                if (!holds) {
                     LOG.warn("Tenant {} has events in database {} but is mapped to database {}; its shards run"
                             + " where it is mapped", tenant, database.name(), context.databases().of(tenant).name());
                     continue;
@@ -139,20 +170,21 @@ final class MarkDetection implements MarkRefresh {
     }
 
     /**
-     * Whether the store knows where {@code tenant} lives: a resolver that names a database the store does not have
-     * leaves the tenant's shards unregistered (said once, loudly) rather than failing every detection.
+     * Whether {@code tenant} lives in {@code database}; null when the store cannot tell: a resolver that names a
+     * database the store does not have leaves the tenant's shards unregistered (said once, loudly) rather than
+     * failing every detection.
      */
-    private boolean placed(TenantDatabases.Database database, String tenant) {
+    private Boolean holds(TenantDatabases.Database database, String tenant) {
         try {
-            context.databases().holds(database, tenant);
+            boolean holds = context.databases().holds(database, tenant);
             unplaced.remove(tenant);
-            return true;
+            return holds;
         } catch (ConfigurationException e) {
             if (unplaced.add(tenant)) {
                 LOG.error("Tenant {} has events in database {} but cannot be placed: {}; its shards do not run",
                         tenant, database.name(), e.getMessage());
             }
-            return false;
+            return null;
         }
     }
 
