@@ -63,19 +63,12 @@ public record StatusSummary(int shards, Map<ShardState, Integer> byState, List<P
 
     /**
      * Counts shards one at a time, for a caller that does not keep them: {@link #add} each, then {@link #summary}.
-     * Cheap per shard (array counters, one map lookup per projection and per database), since a node may count
-     * tens of thousands of shards for one status read.
      */
     public static final class Counter {
         private static final ShardState[] STATES = ShardState.values();
         private final Tally all = new Tally();
         private final Map<String, Tally> byProjection = new HashMap<>();
         private final Map<String, Tally> byDatabase = new HashMap<>();
-        /** The last projection's and database's tallies: consecutive shards mostly share them. */
-        private String lastProjection;
-        private Tally lastProjectionTally;
-        private String lastDatabase;
-        private Tally lastDatabaseTally;
 
         public void add(ShardStatus shard) {
             add(shard.name(), shard.projection(), shard.database(), shard.state(), shard.lag());
@@ -84,16 +77,8 @@ public record StatusSummary(int shards, Map<ShardState, Integer> byState, List<P
         /** Counts one shard from the few facts a summary needs, where building its whole status would cost more. */
         public void add(String name, String projection, String database, ShardState state, long lag) {
             all.add(name, state, lag);
-            if (!projection.equals(lastProjection)) {
-                lastProjection = projection;
-                lastProjectionTally = byProjection.computeIfAbsent(projection, p -> new Tally());
-            }
-            lastProjectionTally.add(name, state, lag);
-            if (!database.equals(lastDatabase)) {
-                lastDatabase = database;
-                lastDatabaseTally = byDatabase.computeIfAbsent(database, d -> new Tally());
-            }
-            lastDatabaseTally.add(name, state, lag);
+            byProjection.computeIfAbsent(projection, p -> new Tally()).add(name, state, lag);
+            byDatabase.computeIfAbsent(database, d -> new Tally()).add(name, state, lag);
         }
 
         public StatusSummary summary() {

@@ -116,6 +116,11 @@ public final class DocumentChanges {
         changes.forEach((key, change) -> action.accept(key, change == DELETED ? null : change));
     }
 
+    /** How many documents the last {@link #write} stored or deleted. */
+    public int writtenCount() {
+        return written.size();
+    }
+
     /** What the last {@link #write} stored: each key with the JSON written, or null for a deletion. */
     public void forEachWritten(BiConsumer<Key, String> action) {
         written.forEach(action);

@@ -2,10 +2,6 @@ package dev.ferret.runtime.projections;
 
 import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.documents.DocumentChanges.Key;
-import java.util.AbstractMap.SimpleEntry;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 
 /**
  * The snapshots a shard wrote in its last pages, so that its next page need not read them back: a snapshot
@@ -71,15 +67,19 @@ public final class ShardDocumentCache {
             return;
         }
         if (capacity > 0 && store.enabled()) {
-            List<Map.Entry<Key, String>> written = new ArrayList<>(changes.size());
-            changes.forEachWritten((key, json) -> written.add(new SimpleEntry<>(key, json)));
-            // the newest writes are the likeliest to be read next; past the capacity the older ones go
-            List<Map.Entry<Key, String>> newest = written.subList(Math.max(0, written.size() - capacity),
-                    written.size());
-            if (kept + newest.size() > capacity) {
+            int written = changes.writtenCount();
+            if (kept + Math.min(written, capacity) > capacity) {
                 clear();
             }
-            newest.forEach(entry -> keep(entry.getKey(), entry.getValue()));
+            // the newest writes are the likeliest to be read next; past the capacity the older ones are skipped
+            int[] skip = {Math.max(0, written - capacity)};
+            changes.forEachWritten((key, json) -> {
+                if (skip[0] > 0) {
+                    skip[0]--;
+                } else {
+                    keep(key, json);
+                }
+            });
         }
         validAt = end;
         inPage = false;
