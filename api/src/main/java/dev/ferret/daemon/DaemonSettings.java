@@ -66,6 +66,12 @@ public final class DaemonSettings {
             "the memory every shard's kept snapshots take together, in MiB (their JSON as UTF-16 plus about 160"
                     + " bytes an entry): the least used leave first, whichever shard they belong to, so the bound"
                     + " holds at any number of shards; 0 keeps none");
+    public static final Setting<Integer> SHARED_LOAD_MEGABYTES = declare("sharedLoadMegabytes",
+            "daemon.shared-load-megabytes", Integer.class, 16, Rule.between(0, 1_048_576),
+            "the memory the pages of events read lately take together, in MiB, kept so that the shards reading the"
+                    + " same slice of the log from the same floor (a tenant's projections, or several projections of"
+                    + " one database) read it and deserialize its events once: the least used leave first, none stays"
+                    + " longer than a minute; 0 has every shard read its own pages");
     public static final Setting<Integer> WORKER_THREADS = declare("workerThreads", "daemon.worker-threads",
             Integer.class, 4, Rule.between(1, 1024), "page loops and outbox deliveries running at once on this node"
                     + " (in a container: at most this many of the managed executor's threads)");
@@ -377,6 +383,11 @@ public final class DaemonSettings {
         return set(DOCUMENT_CACHE_MEGABYTES, megabytes);
     }
 
+    /** See {@link #SHARED_LOAD_MEGABYTES}; default 16 MiB for the whole store. */
+    public DaemonSettings sharedLoadMegabytes(int megabytes) {
+        return set(SHARED_LOAD_MEGABYTES, megabytes);
+    }
+
     /** See {@link #METRICS_PER_SHARD}; default off (per projection and database). */
     public DaemonSettings metricsPerShard(boolean on) {
         return set(METRICS_PER_SHARD, on);
@@ -491,6 +502,10 @@ public final class DaemonSettings {
 
     public int getDocumentCacheMegabytes() {
         return get(DOCUMENT_CACHE_MEGABYTES);
+    }
+
+    public int getSharedLoadMegabytes() {
+        return get(SHARED_LOAD_MEGABYTES);
     }
 
     public boolean isCommitSignals() {

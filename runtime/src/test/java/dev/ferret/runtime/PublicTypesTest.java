@@ -68,6 +68,7 @@ class PublicTypesTest {
             "dev.ferret.runtime.engines.Dialects",
             "dev.ferret.runtime.events.EventRows",
             "dev.ferret.runtime.events.EventTypes",
+            "dev.ferret.runtime.events.StoredEvent",
             "dev.ferret.runtime.events.StreamAppends",
             "dev.ferret.runtime.metrics.DaemonMetrics",
             "dev.ferret.runtime.metrics.OpenTelemetryMetrics",

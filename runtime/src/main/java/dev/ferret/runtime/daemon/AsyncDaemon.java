@@ -132,7 +132,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 executors, budget, new DatabaseLimits(context.databases(), settings, time), board,
                 List.copyOf(listeners), retries, sessions, marks, time, rearmLoops, metrics, new Outboxes(),
                 new SnapshotCache(settings.getDocumentCacheMegabytes() * 1024L * 1024L), new ShardGroups(),
-                new ProgressionAtStart());
+                new ProgressionAtStart(),
+                SharedLoads.of(settings.getSharedLoadMegabytes() * 1024L * 1024L, appliers.size()));
         this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !appliers.isEmpty()
                 ? new ShardOwnership(parts) : null;
         this.orphans = new OrphanedOutboxes(parts, ownership == null

@@ -243,8 +243,8 @@ final class PageLoop {
         long startedNanos = time.nanoTime();
         try {
             long from = floor;
-            page = parts.limits().loading(partition.database(),
-                    () -> reader.load(from, upperBound(from), limit, connection -> pageConnection = connection));
+            // within the database's bound on concurrent loads, unless another shard's load of the same page serves
+            page = reader.load(from, upperBound(from), limit, connection -> pageConnection = connection);
             parts.budget().trim(room, page.events().size(), weight.bytesFor(page.events().size()));
             // millisecond precision survives every engine's timestamp column, so the stamp reads back equal
             PageAttempt attempt = new PageAttempt(page.floor(), page.end(),

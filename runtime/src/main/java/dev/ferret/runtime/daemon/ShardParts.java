@@ -26,6 +26,7 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param snapshots      the snapshots every snapshot shard keeps between pages, bounded for the whole store
  * @param groups         the shards by projection and database, for the status summary
  * @param startRows      the progression rows a SOLO daemon read as it started, for its shards' first starts
+ * @param loads          the pages of the log read lately, for the shards that read the same slice
  */
 record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, OutboxSql outboxSql,
                   DeadLetterSql deadLetterSql,
@@ -33,7 +34,7 @@ record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, 
                   ProgressBoard board, List<AsyncListener> listeners, TransientRetry.Factory retries,
                   StoreSessions sessions, LogMarks marks, TimeSource time, Runnable eventsRaised,
                   DaemonMetrics metrics, Outboxes outboxes, SnapshotCache snapshots, ShardGroups groups,
-                  ProgressionAtStart startRows) {
+                  ProgressionAtStart startRows, SharedLoads loads) {
 
     ExecutorService workers() {
         return executors.workers();

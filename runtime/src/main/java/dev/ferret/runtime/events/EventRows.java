@@ -1,7 +1,6 @@
 package dev.ferret.runtime.events;
 
 import dev.ferret.EventEnvelope;
-import dev.ferret.EventMetadata;
 import dev.ferret.JsonSerializer;
 import jakarta.json.Json;
 import jakarta.json.JsonObjectBuilder;
@@ -14,7 +13,6 @@ import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.UUID;
 
 /**
  * The columns of an event row as every statement that reads events returns them: (seq_id, id, stream_id, version,
@@ -47,22 +45,14 @@ public final class EventRows {
      * @throws dev.ferret.UnknownEventTypeException when its type alias is not registered
      */
     public static EventEnvelope read(ResultSet rs, EventTypes types, JsonSerializer serializer) throws SQLException {
-        long sequence = rs.getLong(SEQUENCE);
-        String alias = rs.getString(TYPE);
-        Object data = types.read(alias, rs.getString(DATA), sequence, serializer);
-        return new EventEnvelope(sequence, UUID.fromString(rs.getString(ID)), rs.getString(STREAM),
-                rs.getLong(VERSION), types.currentAlias(alias), rs.getObject(TIMESTAMP, OffsetDateTime.class),
-                rs.getString(TENANT), data, metadata(rs));
+        return stored(rs).read(types, serializer);
     }
 
-    private static EventMetadata metadata(ResultSet rs) throws SQLException {
-        String correlation = rs.getString(CORRELATION);
-        String causation = rs.getString(CAUSATION);
-        Map<String, String> headers = headersOf(rs.getString(HEADERS));
-        if (correlation == null && causation == null && headers.isEmpty()) {
-            return EventMetadata.NONE;
-        }
-        return new EventMetadata(correlation, causation, headers);
+    /** The event on the current row as stored, its data not read yet. */
+    public static StoredEvent stored(ResultSet rs) throws SQLException {
+        return new StoredEvent(rs.getLong(SEQUENCE), rs.getString(ID), rs.getString(STREAM), rs.getLong(VERSION),
+                rs.getString(TYPE), rs.getString(DATA), rs.getObject(TIMESTAMP, OffsetDateTime.class),
+                rs.getString(TENANT), rs.getString(CORRELATION), rs.getString(CAUSATION), rs.getString(HEADERS));
     }
 
     /** The stored form of {@code headers}: a JSON object of strings, or null for none. */
@@ -75,7 +65,7 @@ public final class EventRows {
         return object.build().toString();
     }
 
-    private static Map<String, String> headersOf(String json) {
+    static Map<String, String> headersOf(String json) {
         if (json == null) {
             return Map.of();
         }

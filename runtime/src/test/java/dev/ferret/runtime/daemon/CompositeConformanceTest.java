@@ -210,7 +210,8 @@ class CompositeConformanceTest {
             }
         });
         StoreOptions separate = options(separateDb, separatelyCounted);
-        separate.daemon().batchSize(10).maxBatchGrowth(1);
+        // separate projections share their loads too (SharedLoadsConformanceTest): off, to count each one's own
+        separate.daemon().batchSize(10).maxBatchGrowth(1).sharedLoadMegabytes(0);
         separate.projections().add(streamCounts(1), Lifecycle.ASYNC).add(totals(1), Lifecycle.ASYNC)
                 .add(Snapshot.of("Tallies", DaemonFixtures.Tally.class)
                         .create(Tick.class, (id, e) -> new DaemonFixtures.Tally(id, 1, e.n())), Lifecycle.ASYNC);

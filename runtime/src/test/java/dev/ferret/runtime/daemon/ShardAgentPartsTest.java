@@ -91,7 +91,7 @@ class ShardAgentPartsTest {
                         new ProgressBoard(TimeSource.SYSTEM), List.of(), TransientRetry.RESILIENCE4J, NO_SESSIONS,
                         marks, TimeSource.SYSTEM, () -> { }, DaemonMetrics.NONE, new Outboxes(),
                         new SnapshotCache(1 << 20), new ShardGroups(),
-                        new ProgressionAtStart());
+                        new ProgressionAtStart(), SharedLoads.of(0, 1));
                 LogPartition whole = new LogPartition(null, context.databases().main());
                 ShardAgent agent = new ShardAgent("Tally:All", ProjectionApplier.of(tallySnapshot(), context), whole,
                         parts);
