@@ -72,6 +72,13 @@ public final class DaemonSettings {
                     + " same slice of the log from the same floor (a tenant's projections, or several projections of"
                     + " one database) read it and deserialize its events once: the least used leave first, none stays"
                     + " longer than a minute; 0 has every shard read its own pages");
+    public static final Setting<Boolean> SHARED_TRANSACTIONS = declare("sharedTransactions",
+            "daemon.shared-transactions", Boolean.class, true, Rule.any("true or false"), "the pages of several"
+                    + " shards of one database that are ready at the same moment commit in one transaction when each"
+                    + " holds only its own writes (documents of a projection that is their only writer, dead letters,"
+                    + " progression; no messages or raised events): a page that fails, conflicts or is cancelled rolls"
+                    + " the group back and each page writes alone; off, every page commits in a transaction of its"
+                    + " own");
     public static final Setting<Integer> WORKER_THREADS = declare("workerThreads", "daemon.worker-threads",
             Integer.class, 4, Rule.between(1, 1024), "page loops and outbox deliveries running at once on this node"
                     + " (in a container: at most this many of the managed executor's threads)");
@@ -388,6 +395,11 @@ public final class DaemonSettings {
         return set(SHARED_LOAD_MEGABYTES, megabytes);
     }
 
+    /** See {@link #SHARED_TRANSACTIONS}; default on. */
+    public DaemonSettings sharedTransactions(boolean on) {
+        return set(SHARED_TRANSACTIONS, on);
+    }
+
     /** See {@link #METRICS_PER_SHARD}; default off (per projection and database). */
     public DaemonSettings metricsPerShard(boolean on) {
         return set(METRICS_PER_SHARD, on);
@@ -506,6 +518,10 @@ public final class DaemonSettings {
 
     public int getSharedLoadMegabytes() {
         return get(SHARED_LOAD_MEGABYTES);
+    }
+
+    public boolean isSharedTransactions() {
+        return get(SHARED_TRANSACTIONS);
     }
 
     public boolean isCommitSignals() {

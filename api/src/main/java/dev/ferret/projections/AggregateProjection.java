@@ -84,6 +84,12 @@ public abstract sealed class AggregateProjection<T, SELF extends AggregateProjec
         return sideEffects;
     }
 
+    /** See {@link Projection#commitAlone}. */
+    public SELF ownTransaction(boolean own) {
+        commitAlone(own);
+        return self();
+    }
+
     /** See {@link Projection#gateSideEffects}. */
     public SELF gateSideEffectsBehindPriorVersion(boolean gate) {
         gateSideEffects(gate);

@@ -77,6 +77,12 @@ public final class CompositeProjection extends Projection {
         return this;
     }
 
+    /** See {@link Projection#commitAlone}. */
+    public CompositeProjection ownTransaction(boolean own) {
+        commitAlone(own);
+        return this;
+    }
+
     /** See {@link Projection#gateSideEffects}: the gate holds back every member's side effects. */
     public CompositeProjection gateSideEffectsBehindPriorVersion(boolean gate) {
         gateSideEffects(gate);

@@ -12,6 +12,7 @@ public abstract sealed class Projection permits AggregateProjection, CompositePr
     private final String name;
     private int version = 1;
     private boolean gateSideEffectsBehindPriorVersion;
+    private boolean ownTransaction;
 
     Projection(String name) {
         if (name == null || !name.matches("[A-Za-z_][A-Za-z0-9_.-]{0,199}")) {
@@ -49,6 +50,19 @@ public abstract sealed class Projection permits AggregateProjection, CompositePr
 
     public final boolean isGateSideEffectsBehindPriorVersion() {
         return gateSideEffectsBehindPriorVersion;
+    }
+
+    /**
+     * Keep every page of this projection in a transaction of its own, never shared with other shards' pages of the
+     * same database (see {@code DaemonSettings.sharedTransactions}); for a projection whose pages must not wait for,
+     * or roll back with, other shards' pages, for example one that writes through a database trigger.
+     */
+    protected final void commitAlone(boolean own) {
+        this.ownTransaction = own;
+    }
+
+    public final boolean isOwnTransaction() {
+        return ownTransaction;
     }
 
     /** The document types this projection writes. */

@@ -127,13 +127,16 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 pushing.committed();
             }
         };
+        DatabaseLimits limits = new DatabaseLimits(context.databases(), settings, time);
         this.parts = new ShardParts(context, settings, sql, context.dialect().outboxSql(context.names()),
                 context.dialect().deadLetterSql(context.names()), progression,
-                executors, budget, new DatabaseLimits(context.databases(), settings, time), board,
+                executors, budget, limits, board,
                 List.copyOf(listeners), retries, sessions, marks, time, rearmLoops, metrics, new Outboxes(),
                 new SnapshotCache(settings.getDocumentCacheMegabytes() * 1024L * 1024L), new ShardGroups(),
                 new ProgressionAtStart(),
-                SharedLoads.of(settings.getSharedLoadMegabytes() * 1024L * 1024L, appliers.size()));
+                SharedLoads.of(settings.getSharedLoadMegabytes() * 1024L * 1024L, appliers.size()),
+                SharedWrites.of(context.transactions(), limits, settings.isSharedTransactions(),
+                        context.partitionedByTenant(), appliers.size()));
         this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !appliers.isEmpty()
                 ? new ShardOwnership(parts) : null;
         this.orphans = new OrphanedOutboxes(parts, ownership == null
@@ -173,6 +176,11 @@ public final class AsyncDaemon implements ProjectionDaemon {
     /** The database session holding this node's HotCold locks, or -1. */
     public long lockSessionId() {
         return ownership == null ? -1 : ownership.lockSessionId();
+    }
+
+    /** Where this daemon's pages commit together; for tests. */
+    SharedWrites sharedWrites() {
+        return parts.writes();
     }
 
     @Override
@@ -292,8 +300,10 @@ public final class AsyncDaemon implements ProjectionDaemon {
             ownership.stop(deadline);
         }
         board.changed();
-        LOG.info("Async daemon stopped{}", cancelled == 0 ? "" : "; " + cancelled
-                + " shards were cancelled at the drain bound and will re-process their page");
+        LOG.info("Async daemon stopped{}; since the start {} pages were read and {} taken from another shard's read,"
+                + " {} pages committed in {} shared transactions", cancelled == 0 ? "" : "; " + cancelled
+                + " shards were cancelled at the drain bound and will re-process their page", parts.loads().loads(),
+                parts.loads().shared(), parts.writes().grouped(), parts.writes().groups());
     }
 
     /** Asks every shard to stop after its page in flight; {@link #stop()} then waits for the drains. */

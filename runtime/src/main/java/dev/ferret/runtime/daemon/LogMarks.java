@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * The marks shards work towards: the detector's for the store's log, or, with tenant-partitioned events, each
@@ -50,6 +51,14 @@ final class LogMarks {
     /** The mark {@code partition} is working towards: the store's, or its tenant's. */
     long markOf(LogPartition partition) {
         return partition.perTenant() ? of(partition.database()).markOf(partition.tenantId()) : detector.mark();
+    }
+
+    /**
+     * The mark {@code partition} is working towards as a cell: its tenant's (see {@link TenantMarks#cellOf}), or the
+     * detector's. For the shard's own loop and the supervisor, which ask for it on every visit.
+     */
+    LongSupplier cellOf(LogPartition partition) {
+        return partition.perTenant() ? of(partition.database()).cellOf(partition.tenantId()) : detector::mark;
     }
 
     /** Whether the mark of {@code partition} has been read at least once since the daemon started. */

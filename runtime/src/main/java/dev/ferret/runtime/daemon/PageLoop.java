@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,6 +68,8 @@ final class PageLoop {
     private final PageWeight weight;
     private final PageWriter.InFlight inFlight = new InFlight();
     private final ShardLabel label;
+    /** Its tenant's mark cell, or the detector's: read on every turn and every supervisor visit, with no lookup. */
+    private final LongSupplier markCell;
 
     private volatile long floor = -1;
     /** A page whose commit failed after its work returned, until its outcome is known. */
@@ -108,6 +111,7 @@ final class PageLoop {
         this.writer = new PageWriter(name, applier, partition, parts, outbox, listeners);
         this.pageSize = new CatchUpPageSize(settings, parts.budget());
         this.weight = new PageWeight(parts.budget());
+        this.markCell = parts.marks().cellOf(partition);
         this.label = ShardLabel.of(name, applier.name(), partition.database().name(), settings.isMetricsPerShard());
     }
 
@@ -121,7 +125,7 @@ final class PageLoop {
 
     /** The mark this shard works towards: the store's, or its tenant's. */
     long mark() {
-        return parts.marks().markOf(partition);
+        return markCell.getAsLong();
     }
 
     /** What this shard's metrics are recorded under. */
@@ -252,8 +256,7 @@ final class PageLoop {
                     startedNanos);
             try {
                 long skipping = skipOnce;
-                outcome = parts.limits().writing(partition.database(),
-                        () -> writer.write(page, attempt, inFlight, skipping));
+                outcome = writer.write(page, attempt, inFlight, skipping);
             } catch (PageOutcome.CommitUnknown e) {
                 // the server may have committed and only the reply was lost: never re-process before knowing
                 LOG.warn("The commit of shard {}'s page ({}, {}] failed ({}); reading back whether it committed",

@@ -5,6 +5,7 @@ import dev.ferret.daemon.ApplyFailedException;
 import dev.ferret.daemon.ChangeSet;
 import dev.ferret.daemon.ProgressionConflictException;
 import dev.ferret.runtime.context.StoreContext;
+import dev.ferret.runtime.context.TransactionRunner;
 import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.progression.ProgressionRows;
 import dev.ferret.runtime.projections.PageBatch;
@@ -75,6 +76,10 @@ final class PageWriter {
     private final ShardOutbox outbox;
     private final PageListeners listeners;
     private final boolean skipApplyErrors;
+    /** Where pages without side effects commit together with other shards' of the database. */
+    private final SharedWrites shared;
+    /** The database's bound on concurrent page writes, held while a connection of this shard's is in use. */
+    private final DatabaseLimits limits;
     /** The snapshots this shard committed, kept between its pages; null unless it is their only writer. */
     private final ShardDocumentCache snapshots;
 
@@ -90,6 +95,8 @@ final class PageWriter {
         this.outbox = outbox;
         this.listeners = listeners;
         this.skipApplyErrors = parts.settings().isSkipApplyErrors();
+        this.shared = parts.writes();
+        this.limits = parts.limits();
         int cacheSize = parts.settings().getDocumentCacheSize();
         this.snapshots = applier.ownsItsDocuments() && cacheSize > 0 && parts.snapshots().enabled()
                 ? new ShardDocumentCache(parts.snapshots(), cacheSize) : null;
@@ -139,12 +146,79 @@ final class PageWriter {
 
     private PageOutcome write(LoadedPage page, PageAttempt attempt, InFlight inFlight, LongPredicate skip,
                               long deadLetterId) throws SQLException {
+        if (shared.enabled() && deadLetterId == NO_DEAD_LETTER && applier.sharesTransactions()) {
+            return writeShared(page, attempt, inFlight, skip);
+        }
+        return writeAlone(page, attempt, inFlight, deadLetterId, null,
+                c -> apply(c, page, skip, inFlight, deadLetterId != NO_DEAD_LETTER, attempt.silent()));
+    }
+
+    /**
+     * Applies the page outside a transaction (the shard is its documents' only writer, so what it reads back is what
+     * it committed) and, when it has no side effects to write, writes it with the other pages of its database that
+     * are ready at the same moment (see {@link SharedWrites}); else, or when the group could not take it, in a
+     * transaction of its own.
+     */
+    private PageOutcome writeShared(LoadedPage page, PageAttempt attempt, InFlight inFlight, LongPredicate skip)
+            throws SQLException {
+        Applied applied = limits.writing(partition.database(), () -> {
+            try (Connection read = dataSource.getConnection()) {
+                try {
+                    return apply(read, page, skip, inFlight, false, attempt.silent());
+                } finally {
+                    // before the connection goes back to the pool: a drain's abort must never reach it there
+                    inFlight.connected(null);
+                }
+            }
+        });
+        boolean sideEffects = !attempt.silent() && !attempt.warmingUp()
+                && (!applied.batch().publishedMessages().isEmpty() || !applied.batch().raisedEvents().isEmpty());
+        if (sideEffects) {
+            return writeAlone(page, attempt, inFlight, NO_DEAD_LETTER, applied, null);
+        }
+        PageOutcome[] reached = new PageOutcome[1];
+        List<Runnable> afterTransaction = new ArrayList<>();
+        SharedWrites.Outcome outcome = shared.write(partition.database(), new SharedWrites.Member() {
+            @Override
+            public void write(Connection connection) throws SQLException {
+                reached[0] = null;
+                reached[0] = writeApplied(connection, page, attempt, applied, afterTransaction, inFlight,
+                        NO_DEAD_LETTER);
+            }
+
+            @Override
+            public boolean cancelled() {
+                return inFlight.cancelledByDrain();
+            }
+        });
+        return switch (outcome.verdict()) {
+            case COMMITTED -> reached[0];
+            case UNKNOWN -> throw new PageOutcome.CommitUnknown(reached[0], outcome.cause());
+            case CANCELLED -> throw new SQLException("shard " + name + " was cancelled before its shared transaction"
+                    + " committed", outcome.cause());
+            case ALONE -> writeAlone(page, attempt, inFlight, NO_DEAD_LETTER, applied, null);
+        };
+    }
+
+    /**
+     * Writes the page in a transaction of its own: {@code applied} when the page was applied already, else applied
+     * in the transaction by {@code applying}. A failure after the work returned is thrown as
+     * {@link PageOutcome.CommitUnknown}.
+     */
+    private PageOutcome writeAlone(LoadedPage page, PageAttempt attempt, InFlight inFlight, long deadLetterId,
+                                   Applied applied, TransactionRunner.Work<Applied> applying) throws SQLException {
         // what the appends of raised events leave to do once the transaction ended (the append fence's release)
         List<Runnable> afterTransaction = new ArrayList<>();
         // set when the work returned: a failure after it may hide a commit
         PageOutcome[] reached = new PageOutcome[1];
         try {
-            return writeInTransaction(page, attempt, skip, afterTransaction, inFlight, deadLetterId, reached);
+            return limits.writing(partition.database(), () -> context.transactions().inTransaction(dataSource, c -> {
+                reached[0] = null;
+                inFlight.connected(c);
+                Applied work = applied != null ? applied : applying.run(c);
+                reached[0] = writeApplied(c, page, attempt, work, afterTransaction, inFlight, deadLetterId);
+                return reached[0];
+            }));
         } catch (SQLException | RuntimeException e) {
             if (reached[0] == null || e instanceof ProgressionConflictException) {
                 throw e;
@@ -155,91 +229,101 @@ final class PageWriter {
         }
     }
 
-    private PageOutcome writeInTransaction(LoadedPage page, PageAttempt attempt, LongPredicate skip,
-                                           List<Runnable> afterTransaction, InFlight inFlight, long deadLetterId,
-                                           PageOutcome[] reached) throws SQLException {
-        boolean replaying = deadLetterId != NO_DEAD_LETTER;
+    /** A page applied and not yet written: its batch, its dead letters and its listeners' change sets. */
+    private record Applied(PageBatch batch, List<DeadLetter> deadLetters, List<ChangeSet> changeSets) {
+    }
+
+    /** Applies the page's events on {@code c}: documents read back through it, nothing written yet. */
+    private Applied apply(Connection c, LoadedPage page, LongPredicate skip, InFlight inFlight, boolean replaying,
+                          boolean silent) throws SQLException {
+        // built inside: a transaction runner that re-runs the work must not collect them twice
+        List<DeadLetter> deadLetters = new ArrayList<>();
+        // one row per (shard, event), however many documents the failing event was routed to
+        Set<Long> deadSequences = new HashSet<>();
+        for (DeadLetter unreadable : page.unreadable()) {
+            if (!skip.test(unreadable.sequence())) {
+                throw applyFailed(page, unreadable.sequence(), unreadable.typeName(), unreadable.streamId(),
+                        unreadable.error());
+            }
+            LOG.warn("Shard {} sends {} at sequence {} of stream '{}' to the dead letters: it cannot be read ({})",
+                    name, unreadable.typeName(), unreadable.sequence(), unreadable.streamId(),
+                    unreadable.error().toString());
+            deadLetters.add(unreadable);
+        }
+        inFlight.connected(c);
+        if (inFlight.cancelledByDrain()) {
+            throw new SQLException("shard " + name + " was cancelled before its page wrote");
+        }
+        PageBatch batch = new PageBatch(context, c, new DocumentChanges(), partition.database());
+        // a replayed event is out of the shard's order: it reads and writes past the cache, which the restart
+        // after it drops
+        if (snapshots != null && !replaying) {
+            snapshots.beginPage(page.floor());
+            batch.readingThrough(snapshots);
+        }
+        try {
+            applier.applyPage(page.floor(), page.end(), page.events(), batch, (event, e) -> {
+                if (!skip.test(event.sequence())) {
+                    throw applyFailed(page, event.sequence(), event.typeName(), event.streamId(), e);
+                }
+                if (!deadSequences.add(event.sequence())) {
+                    return;
+                }
+                LOG.warn("Shard {} sends {} at sequence {} of stream '{}' to the dead letters: {}", name,
+                        event.typeName(), event.sequence(), event.streamId(), e.toString());
+                deadLetters.add(new DeadLetter(event.sequence(), event.eventId(), event.typeName(),
+                        event.streamId(), event.tenantId(), e));
+            }, name, () -> inFlight.stopping() || Thread.currentThread().isInterrupted());
+        } catch (PageBatch.PageReadException e) {
+            throw e.getCause();
+        } catch (SQLException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new FerretException("shard " + name + " failed on the page (" + page.floor() + ", "
+                    + page.end() + "]: " + e, e);
+        }
+        return new Applied(batch, deadLetters, listeners.beforeCommit(batch, silent));
+    }
+
+    /**
+     * Writes an applied page on {@code c}, in the transaction that commits it: documents, dead letters, side effects
+     * (unless silent or warming up), then the progression from the page's floor (or, for a replayed dead letter, the
+     * dead letter's removal); honours a drain up to the last moment.
+     */
+    private PageOutcome writeApplied(Connection c, LoadedPage page, PageAttempt attempt, Applied applied,
+                                     List<Runnable> afterTransaction, InFlight inFlight, long deadLetterId)
+            throws SQLException {
         boolean silent = attempt.silent();
         OffsetDateTime now = attempt.stamp();
-        return context.transactions().inTransaction(dataSource, c -> {
-            reached[0] = null;
-            Map<UUID, Object> outboxWritten = Map.of();
-            boolean appendedEvents = false;
-            // built inside: a transaction runner that re-runs the work must not collect them twice
-            List<DeadLetter> deadLetters = new ArrayList<>();
-            // one row per (shard, event), however many documents the failing event was routed to
-            Set<Long> deadSequences = new HashSet<>();
-            for (DeadLetter unreadable : page.unreadable()) {
-                if (!skip.test(unreadable.sequence())) {
-                    throw applyFailed(page, unreadable.sequence(), unreadable.typeName(), unreadable.streamId(),
-                            unreadable.error());
-                }
-                LOG.warn("Shard {} sends {} at sequence {} of stream '{}' to the dead letters: it cannot be read ({})",
-                        name, unreadable.typeName(), unreadable.sequence(), unreadable.streamId(),
-                        unreadable.error().toString());
-                deadLetters.add(unreadable);
+        PageBatch batch = applied.batch();
+        Map<UUID, Object> outboxWritten = Map.of();
+        boolean appendedEvents = false;
+        batch.changes().write(c, context.dialect(), context.serializer(), now);
+        DeadLetter.insert(c, parts, name, applied.deadLetters(), now);
+        if (!silent && !attempt.warmingUp()) {
+            // side effects commit with the page or not at all; a rebuild and a gated warm-up write none
+            outboxWritten = outbox.write(c, batch.publishedMessages(), now);
+            List<PageBatch.RaisedEvent> raised = batch.raisedEvents();
+            if (!raised.isEmpty()) {
+                // last before the progression: the tenant's sequence row stays locked only until the commit
+                parts.sessions().appendWithin(c, raised, now, afterTransaction);
+                appendedEvents = true;
             }
-            inFlight.connected(c);
-            if (inFlight.cancelledByDrain()) {
-                throw new SQLException("shard " + name + " was cancelled before its page wrote");
+        }
+        if (deadLetterId != NO_DEAD_LETTER) {
+            if (!DeadLetterRows.delete(c, parts, name, deadLetterId)) {
+                throw new IllegalStateException("dead letter " + deadLetterId + " of shard " + name
+                        + " was replayed or discarded meanwhile; nothing was applied");
             }
-            PageBatch batch = new PageBatch(context, c, new DocumentChanges(), partition.database());
-            // a replayed event is out of the shard's order: it reads and writes past the cache, which the restart
-            // after it drops
-            if (snapshots != null && !replaying) {
-                snapshots.beginPage(page.floor());
-                batch.readingThrough(snapshots);
-            }
-            try {
-                applier.applyPage(page.floor(), page.end(), page.events(), batch, (event, e) -> {
-                    if (!skip.test(event.sequence())) {
-                        throw applyFailed(page, event.sequence(), event.typeName(), event.streamId(), e);
-                    }
-                    if (!deadSequences.add(event.sequence())) {
-                        return;
-                    }
-                    LOG.warn("Shard {} sends {} at sequence {} of stream '{}' to the dead letters: {}", name,
-                            event.typeName(), event.sequence(), event.streamId(), e.toString());
-                    deadLetters.add(new DeadLetter(event.sequence(), event.eventId(), event.typeName(),
-                            event.streamId(), event.tenantId(), e));
-                }, name, () -> inFlight.stopping() || Thread.currentThread().isInterrupted());
-            } catch (PageBatch.PageReadException e) {
-                throw e.getCause();
-            } catch (SQLException | RuntimeException e) {
-                throw e;
-            } catch (Exception e) {
-                throw new FerretException("shard " + name + " failed on the page (" + page.floor() + ", "
-                        + page.end() + "]: " + e, e);
-            }
-            List<ChangeSet> changeSets = listeners.beforeCommit(batch, silent);
-            batch.changes().write(c, context.dialect(), context.serializer(), now);
-            DeadLetter.insert(c, parts, name, deadLetters, now);
-            if (!silent && !attempt.warmingUp()) {
-                // side effects commit with the page or not at all; a rebuild and a gated warm-up write none
-                outboxWritten = outbox.write(c, batch.publishedMessages(), now);
-                List<PageBatch.RaisedEvent> raised = batch.raisedEvents();
-                if (!raised.isEmpty()) {
-                    // last before the progression: the tenant's sequence row stays locked only until the commit
-                    parts.sessions().appendWithin(c, raised, now, afterTransaction);
-                    appendedEvents = true;
-                }
-            }
-            if (replaying) {
-                if (!DeadLetterRows.delete(c, parts, name, deadLetterId)) {
-                    throw new IllegalStateException("dead letter " + deadLetterId + " of shard " + name
-                            + " was replayed or discarded meanwhile; nothing was applied");
-                }
-            } else if (!progression.advance(c, name, page.floor(), page.end(), now)) {
-                throw new ProgressionConflictException(name, page.floor());
-            }
-            if (inFlight.cancelledByDrain()) {
-                // the last moment to honour the drain: an engine whose abort is a no-op would commit otherwise
-                throw new SQLException("shard " + name + " was cancelled at the drain bound before its page committed");
-            }
-            reached[0] = new PageOutcome(attempt, batch, changeSets, outboxWritten, appendedEvents, page.events(),
-                    deadLetters.size());
-            return reached[0];
-        });
+        } else if (!progression.advance(c, name, page.floor(), page.end(), now)) {
+            throw new ProgressionConflictException(name, page.floor());
+        }
+        if (inFlight.cancelledByDrain()) {
+            // the last moment to honour the drain: an engine whose abort is a no-op would commit otherwise
+            throw new SQLException("shard " + name + " was cancelled at the drain bound before its page committed");
+        }
+        return new PageOutcome(attempt, batch, applied.changeSets(), outboxWritten, appendedEvents, page.events(),
+                applied.deadLetters().size());
     }
 
     /** Names the store-wide sequence and, for a tenant's shard, the tenant's own number its progression counts. */

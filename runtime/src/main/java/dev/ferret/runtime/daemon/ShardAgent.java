@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,8 +51,8 @@ final class ShardAgent {
     private final PageLoop pages;
     private final ShardDrain drain;
     private final ShardGroups.Group group;
-    /** Its mark for status reads: its tenant's cell, or the store's detector; one step either way. */
-    private final LongSupplier statusMark;
+    /** How long a run may wait in the workers' queue before the supervisor submits it again. */
+    private final long stalledNanos;
 
     /** Whether the stop in progress lets the outbox deliver what the committed pages wrote (not after a lost lock). */
     private boolean drainOutbox = true; // guarded by lifecycle
@@ -73,9 +72,7 @@ final class ShardAgent {
         this.pages = new PageLoop(name, applier, partition, parts, lifecycle, line, outbox);
         this.drain = new ShardDrain(name, lifecycle, pages, line, outbox, parts);
         this.group = parts.groups().of(applier.name(), partition.database().name());
-        this.statusMark = partition.perTenant()
-                ? parts.marks().of(partition.database()).cellOf(partition.tenantId())
-                : parts.marks().detector()::mark;
+        this.stalledNanos = parts.settings().getStalledShardThreshold().toNanos();
     }
 
     String name() {
@@ -124,7 +121,7 @@ final class ShardAgent {
 
     /** How many sequence numbers it is behind its mark, as {@link ShardStatus#lag()}. */
     long lag() {
-        return Math.max(0, statusMark.getAsLong() - Math.max(0, pages.floor()));
+        return Math.max(0, pages.mark() - Math.max(0, pages.floor()));
     }
 
     /**
@@ -198,7 +195,7 @@ final class ShardAgent {
         synchronized (lifecycle) {
             LoopRun run = lifecycle.run();
             if (run != null && !run.bodyStarted()
-                    && nowNanos - run.submittedNanos > parts.settings().getStalledShardThreshold().toNanos()) {
+                    && nowNanos - run.submittedNanos > stalledNanos) {
                 // accepted by the workers and never started: a container that dropped it while suspended
                 lost = run;
             }

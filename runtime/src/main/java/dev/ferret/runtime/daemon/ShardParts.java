@@ -27,6 +27,7 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param groups         the shards by projection and database, for the status summary
  * @param startRows      the progression rows a SOLO daemon read as it started, for its shards' first starts
  * @param loads          the pages of the log read lately, for the shards that read the same slice
+ * @param writes         where pages of one database without side effects commit together
  */
 record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, OutboxSql outboxSql,
                   DeadLetterSql deadLetterSql,
@@ -34,7 +35,8 @@ record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, 
                   ProgressBoard board, List<AsyncListener> listeners, TransientRetry.Factory retries,
                   StoreSessions sessions, LogMarks marks, TimeSource time, Runnable eventsRaised,
                   DaemonMetrics metrics, Outboxes outboxes, SnapshotCache snapshots, ShardGroups groups,
-                  ProgressionAtStart startRows, SharedLoads loads) {
+                  ProgressionAtStart startRows, SharedLoads loads,
+                  SharedWrites writes) {
 
     ExecutorService workers() {
         return executors.workers();

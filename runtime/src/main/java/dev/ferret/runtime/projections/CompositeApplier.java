@@ -46,6 +46,11 @@ final class CompositeApplier extends ProjectionBackedApplier {
     }
 
     @Override
+    public boolean sharesTransactions() {
+        return super.sharesTransactions() && members.stream().allMatch(ProjectionApplier::sharesTransactions);
+    }
+
+    @Override
     public void sharesItsDocuments() {
         members.forEach(ProjectionApplier::sharesItsDocuments);
     }

@@ -60,6 +60,15 @@ public interface ProjectionApplier {
     }
 
     /**
+     * Whether the shard's pages may commit in one transaction with other shards' pages of its database: it must be
+     * its documents' only writer (its pages are applied before the shared transaction begins) and its projection
+     * must not ask for a transaction of its own.
+     */
+    default boolean sharesTransactions() {
+        return false;
+    }
+
+    /**
      * Called at assembly, before any shard runs, when another registration (another projection, or another version
      * of this one) writes one of its document types: it is then not their only writer.
      */

@@ -28,6 +28,11 @@ abstract class ProjectionBackedApplier implements ProjectionApplier {
     }
 
     @Override
+    public boolean sharesTransactions() {
+        return ownsItsDocuments() && !projection.isOwnTransaction();
+    }
+
+    @Override
     public final Set<Class<?>> documentTypes() {
         return projection.documentTypes();
     }

@@ -83,15 +83,17 @@ class ShardAgentPartsTest {
                 DaemonSql sql = dialect.daemonSql(names);
                 DaemonExecutors executors = DaemonExecutors.create("parts", 1);
                 LogMarks marks = new LogMarks(context, settings, sql);
+                DatabaseLimits limits = new DatabaseLimits(context.databases(), settings, TimeSource.SYSTEM);
                 ShardParts parts = new ShardParts(context, settings, sql, dialect.outboxSql(names),
                         dialect.deadLetterSql(names),
                         new ProgressionRows(dialect, sql), executors,
                         new LoadBudget(settings.getTenantLoadBudget(), settings.getTenantLoadMemoryThreshold()),
-                        new DatabaseLimits(context.databases(), settings, TimeSource.SYSTEM),
+                        limits,
                         new ProgressBoard(TimeSource.SYSTEM), List.of(), TransientRetry.RESILIENCE4J, NO_SESSIONS,
                         marks, TimeSource.SYSTEM, () -> { }, DaemonMetrics.NONE, new Outboxes(),
                         new SnapshotCache(1 << 20), new ShardGroups(),
-                        new ProgressionAtStart(), SharedLoads.of(0, 1));
+                        new ProgressionAtStart(), SharedLoads.of(0, 1),
+                        SharedWrites.of(TransactionRunner.JDBC, limits, false, false, 1));
                 LogPartition whole = new LogPartition(null, context.databases().main());
                 ShardAgent agent = new ShardAgent("Tally:All", ProjectionApplier.of(tallySnapshot(), context), whole,
                         parts);

@@ -29,6 +29,7 @@ public final class FlakyDataSource implements DataSource {
     private final AtomicInteger refusals = new AtomicInteger();
 
     private volatile Consumer<String> statements = sql -> { };
+    private volatile Predicate<String> failing = sql -> false;
 
     public FlakyDataSource(DataSource delegate) {
         this.delegate = delegate;
@@ -37,6 +38,14 @@ public final class FlakyDataSource implements DataSource {
     /** Sees the text of every statement prepared on a connection of this data source. */
     public void observeStatements(Consumer<String> observer) {
         this.statements = observer;
+    }
+
+    /**
+     * Fails the preparation of every statement whose text {@code which} selects, with a non-transient error (a
+     * constraint the engine enforces); {@code sql -> false} heals.
+     */
+    public void failStatements(Predicate<String> which) {
+        this.failing = which;
     }
 
     public void down(boolean down) {
@@ -97,6 +106,9 @@ public final class FlakyDataSource implements DataSource {
                     if (method.getName().equals("prepareStatement") && args != null
                             && args[0] instanceof String sql) {
                         statements.accept(sql);
+                        if (failing.test(sql)) {
+                            throw new SQLException("test fault: the statement violates a constraint", "23000");
+                        }
                     }
                     Object result;
                     try {
