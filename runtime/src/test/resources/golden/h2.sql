@@ -30,6 +30,7 @@ CREATE TABLE IF NOT EXISTS PUBLIC.pc_streams (
   version BIGINT NOT NULL,
   timestamp TIMESTAMP WITH TIME ZONE NOT NULL,
   created TIMESTAMP WITH TIME ZONE NOT NULL,
+  archived BOOLEAN DEFAULT FALSE NOT NULL,
   PRIMARY KEY (tenant_id, id)
 )
 
@@ -104,6 +105,26 @@ ALTER TABLE PUBLIC.pc_events ADD COLUMN causation_id VARCHAR(250)
 -- schema.pc_events.headers
 ALTER TABLE PUBLIC.pc_events ADD COLUMN headers JSON
 
+-- schema.pc_streams.archived
+ALTER TABLE PUBLIC.pc_streams ADD COLUMN archived BOOLEAN DEFAULT FALSE NOT NULL
+
+-- schema.pc_events_archive
+CREATE TABLE IF NOT EXISTS PUBLIC.pc_events_archive (
+  seq_id BIGINT PRIMARY KEY,
+  id UUID NOT NULL,
+  stream_id VARCHAR(250) NOT NULL,
+  version BIGINT NOT NULL,
+  type VARCHAR(250) NOT NULL,
+  data JSON NOT NULL,
+  timestamp TIMESTAMP WITH TIME ZONE NOT NULL,
+  tenant_id VARCHAR(100) NOT NULL,
+  tenant_seq BIGINT,
+  correlation_id VARCHAR(250),
+  causation_id VARCHAR(250),
+  headers JSON,
+  CONSTRAINT uq_pc_events_archive_stream UNIQUE (tenant_id, stream_id, version)
+)
+
 -- schema.pc_doc_order_summary
 CREATE TABLE IF NOT EXISTS PUBLIC.pc_doc_order_summary (
   id VARCHAR(250) NOT NULL,
@@ -127,7 +148,7 @@ SELECT id, version FROM FINAL TABLE (MERGE INTO PUBLIC.pc_streams AS s USING (SE
 UPDATE PUBLIC.pc_streams SET version = ?, timestamp = ? WHERE tenant_id = ? AND id = ? AND version = ?
 
 -- events.selectStream
-SELECT version, type, timestamp FROM PUBLIC.pc_streams WHERE tenant_id = ? AND id = ?
+SELECT version, type, timestamp, archived FROM PUBLIC.pc_streams WHERE tenant_id = ? AND id = ?
 
 -- events.nextTenantSequence
 SELECT last_seq FROM FINAL TABLE (MERGE INTO PUBLIC.pc_tenant_sequences AS s USING (VALUES (CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS TIMESTAMP WITH TIME ZONE))) AS src (tenant_id, drawn, last_updated) ON s.tenant_id = src.tenant_id WHEN MATCHED THEN UPDATE SET last_seq = s.last_seq + src.drawn, last_updated = src.last_updated WHEN NOT MATCHED THEN INSERT (tenant_id, last_seq, last_updated) VALUES (src.tenant_id, src.drawn, src.last_updated))
@@ -152,6 +173,30 @@ SELECT seq_id, id, stream_id, version, type, CAST(data AS VARCHAR), timestamp, t
 
 -- events.selectEventNumbers
 SELECT seq_id, tenant_seq FROM PUBLIC.pc_events WHERE tenant_id = ? AND stream_id = ? AND version = ?
+
+-- archive.markStream
+UPDATE PUBLIC.pc_streams SET archived = ? WHERE tenant_id = ? AND id = ?
+
+-- archive.copyToArchive
+INSERT INTO PUBLIC.pc_events_archive (seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers FROM PUBLIC.pc_events WHERE tenant_id = ? AND stream_id = ?
+
+-- archive.deleteFromLive
+DELETE FROM PUBLIC.pc_events WHERE tenant_id = ? AND stream_id = ?
+
+-- archive.copyMarkersToArchive
+INSERT INTO PUBLIC.pc_events_archive (seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers FROM PUBLIC.pc_events WHERE tenant_id = ? AND stream_id = ? AND type = ?
+
+-- archive.deleteMarkersFromLive
+DELETE FROM PUBLIC.pc_events WHERE tenant_id = ? AND stream_id = ? AND type = ?
+
+-- archive.copyToLive
+INSERT INTO PUBLIC.pc_events (seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers FROM PUBLIC.pc_events_archive WHERE tenant_id = ? AND stream_id = ? AND type <> ?
+
+-- archive.deleteFromArchive
+DELETE FROM PUBLIC.pc_events_archive WHERE tenant_id = ? AND stream_id = ? AND type <> ?
+
+-- archive.selectStreamWithArchived
+SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM PUBLIC.pc_events WHERE tenant_id = ? AND stream_id = ? UNION ALL SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM PUBLIC.pc_events_archive WHERE tenant_id = ? AND stream_id = ? ORDER BY version
 
 -- documents.upsert
 MERGE INTO PUBLIC.pc_doc_order_summary AS d USING (VALUES (CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR) FORMAT JSON, CAST(? AS TIMESTAMP WITH TIME ZONE))) AS src (id, tenant_id, data, last_modified) ON d.tenant_id = src.tenant_id AND d.id = src.id WHEN MATCHED THEN UPDATE SET data = src.data, version = d.version + 1, last_modified = src.last_modified WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified) VALUES (src.id, src.tenant_id, src.data, 1, src.last_modified)

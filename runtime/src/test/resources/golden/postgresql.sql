@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS public.pc_streams (
   version bigint NOT NULL,
   timestamp timestamptz NOT NULL,
   created timestamptz NOT NULL,
+  archived boolean NOT NULL DEFAULT false,
   PRIMARY KEY (tenant_id, id)
 )
 
@@ -102,6 +103,26 @@ ALTER TABLE public.pc_events ADD COLUMN IF NOT EXISTS causation_id varchar(250)
 -- schema.pc_events.headers
 ALTER TABLE public.pc_events ADD COLUMN IF NOT EXISTS headers jsonb
 
+-- schema.pc_streams.archived
+ALTER TABLE public.pc_streams ADD COLUMN IF NOT EXISTS archived boolean NOT NULL DEFAULT false
+
+-- schema.pc_events_archive
+CREATE TABLE IF NOT EXISTS public.pc_events_archive (
+  seq_id bigint PRIMARY KEY,
+  id uuid NOT NULL,
+  stream_id varchar(250) NOT NULL,
+  version bigint NOT NULL,
+  type varchar(250) NOT NULL,
+  data jsonb NOT NULL,
+  timestamp timestamptz NOT NULL,
+  tenant_id varchar(100) NOT NULL,
+  tenant_seq bigint,
+  correlation_id varchar(250),
+  causation_id varchar(250),
+  headers jsonb,
+  CONSTRAINT uq_pc_events_archive_stream UNIQUE (tenant_id, stream_id, version)
+)
+
 -- schema.pc_doc_order_summary
 CREATE TABLE IF NOT EXISTS public.pc_doc_order_summary (
   id varchar(250) NOT NULL,
@@ -125,7 +146,7 @@ INSERT INTO public.pc_streams AS s (id, tenant_id, type, version, timestamp, cre
 UPDATE public.pc_streams SET version = ?, timestamp = ? WHERE tenant_id = ? AND id = ? AND version = ?
 
 -- events.selectStream
-SELECT version, type, timestamp FROM public.pc_streams WHERE tenant_id = ? AND id = ?
+SELECT version, type, timestamp, archived FROM public.pc_streams WHERE tenant_id = ? AND id = ?
 
 -- events.nextTenantSequence
 INSERT INTO public.pc_tenant_sequences AS s (tenant_id, last_seq, last_updated) VALUES (?, ?, ?) ON CONFLICT (tenant_id) DO UPDATE SET last_seq = s.last_seq + EXCLUDED.last_seq, last_updated = EXCLUDED.last_updated RETURNING last_seq
@@ -159,6 +180,30 @@ SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correla
 
 -- events.selectEventNumbers
 SELECT seq_id, tenant_seq FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? AND version = ?
+
+-- archive.markStream
+UPDATE public.pc_streams SET archived = ? WHERE tenant_id = ? AND id = ?
+
+-- archive.copyToArchive
+INSERT INTO public.pc_events_archive (seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers FROM public.pc_events WHERE tenant_id = ? AND stream_id = ?
+
+-- archive.deleteFromLive
+DELETE FROM public.pc_events WHERE tenant_id = ? AND stream_id = ?
+
+-- archive.copyMarkersToArchive
+INSERT INTO public.pc_events_archive (seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? AND type = ?
+
+-- archive.deleteMarkersFromLive
+DELETE FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? AND type = ?
+
+-- archive.copyToLive
+INSERT INTO public.pc_events (seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers FROM public.pc_events_archive WHERE tenant_id = ? AND stream_id = ? AND type <> ?
+
+-- archive.deleteFromArchive
+DELETE FROM public.pc_events_archive WHERE tenant_id = ? AND stream_id = ? AND type <> ?
+
+-- archive.selectStreamWithArchived
+SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? UNION ALL SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM public.pc_events_archive WHERE tenant_id = ? AND stream_id = ? ORDER BY version
 
 -- documents.upsert
 INSERT INTO public.pc_doc_order_summary AS d (id, tenant_id, data, version, last_modified) VALUES (?, ?, ?::jsonb, 1, ?) ON CONFLICT (tenant_id, id) DO UPDATE SET data = EXCLUDED.data, version = d.version + 1, last_modified = EXCLUDED.last_modified

@@ -42,6 +42,7 @@ CREATE TABLE dbo.pc_streams (
   version BIGINT NOT NULL,
   timestamp DATETIMEOFFSET NOT NULL,
   created DATETIMEOFFSET NOT NULL,
+  archived BIT NOT NULL CONSTRAINT df_pc_streams_archived DEFAULT 0,
   CONSTRAINT pk_pc_streams PRIMARY KEY CLUSTERED (tenant_id, id)
 )
 
@@ -119,6 +120,28 @@ ALTER TABLE dbo.pc_events ADD causation_id NVARCHAR(250) COLLATE Latin1_General_
 IF COL_LENGTH(N'dbo.pc_events', N'headers') IS NULL
 ALTER TABLE dbo.pc_events ADD headers NVARCHAR(MAX) NULL CONSTRAINT ck_pc_events_headers CHECK (ISJSON(headers) = 1)
 
+-- schema.pc_streams.archived
+IF COL_LENGTH(N'dbo.pc_streams', N'archived') IS NULL
+ALTER TABLE dbo.pc_streams ADD archived BIT NOT NULL CONSTRAINT df_pc_streams_archived DEFAULT 0
+
+-- schema.pc_events_archive
+IF OBJECT_ID(N'dbo.pc_events_archive', N'U') IS NULL
+CREATE TABLE dbo.pc_events_archive (
+  seq_id BIGINT NOT NULL CONSTRAINT pk_pc_events_archive PRIMARY KEY CLUSTERED,
+  id UNIQUEIDENTIFIER NOT NULL,
+  stream_id NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  version BIGINT NOT NULL,
+  type NVARCHAR(250) NOT NULL,
+  data NVARCHAR(MAX) NOT NULL,
+  timestamp DATETIMEOFFSET NOT NULL,
+  tenant_id NVARCHAR(100) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  tenant_seq BIGINT NULL,
+  correlation_id NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NULL,
+  causation_id NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NULL,
+  headers NVARCHAR(MAX) NULL,
+  CONSTRAINT uq_pc_events_archive_stream UNIQUE (tenant_id, stream_id, version)
+)
+
 -- schema.pc_doc_order_summary
 IF OBJECT_ID(N'dbo.pc_doc_order_summary', N'U') IS NULL
 CREATE TABLE dbo.pc_doc_order_summary (
@@ -140,7 +163,7 @@ MERGE dbo.pc_streams WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?, ?, ?))
 UPDATE dbo.pc_streams SET version = ?, timestamp = ? WHERE tenant_id = ? AND id = ? AND version = ?
 
 -- events.selectStream
-SELECT version, type, timestamp FROM dbo.pc_streams WHERE tenant_id = ? AND id = ?
+SELECT version, type, timestamp, archived FROM dbo.pc_streams WHERE tenant_id = ? AND id = ?
 
 -- events.nextTenantSequence
 MERGE dbo.pc_tenant_sequences WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?)) AS source (tenant_id, drawn, last_updated) ON target.tenant_id = source.tenant_id COLLATE Latin1_General_100_BIN2 WHEN MATCHED THEN UPDATE SET target.last_seq = target.last_seq + source.drawn, target.last_updated = source.last_updated WHEN NOT MATCHED THEN INSERT (tenant_id, last_seq, last_updated) VALUES (source.tenant_id, source.drawn, source.last_updated) OUTPUT inserted.last_seq;
@@ -165,6 +188,38 @@ SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correla
 
 -- events.selectEventNumbers
 SELECT seq_id, tenant_seq FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? AND version = ?
+
+-- archive.markStream
+UPDATE dbo.pc_streams SET archived = ? WHERE tenant_id = ? AND id = ?
+
+-- archive.copyToArchive
+INSERT INTO dbo.pc_events_archive (seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ?
+
+-- archive.deleteFromLive
+DELETE FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ?
+
+-- archive.copyMarkersToArchive
+INSERT INTO dbo.pc_events_archive (seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? AND type = ?
+
+-- archive.deleteMarkersFromLive
+DELETE FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? AND type = ?
+
+-- archive.copyToLive
+SET IDENTITY_INSERT dbo.pc_events ON;
+BEGIN TRY
+INSERT INTO dbo.pc_events (seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers FROM dbo.pc_events_archive WHERE tenant_id = ? AND stream_id = ? AND type <> ?;
+SET IDENTITY_INSERT dbo.pc_events OFF;
+END TRY
+BEGIN CATCH
+SET IDENTITY_INSERT dbo.pc_events OFF;
+THROW;
+END CATCH
+
+-- archive.deleteFromArchive
+DELETE FROM dbo.pc_events_archive WHERE tenant_id = ? AND stream_id = ? AND type <> ?
+
+-- archive.selectStreamWithArchived
+SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? UNION ALL SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM dbo.pc_events_archive WHERE tenant_id = ? AND stream_id = ? ORDER BY version
 
 -- documents.upsert
 MERGE dbo.pc_doc_order_summary WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?)) AS source (id, tenant_id, data, last_modified) ON target.tenant_id = source.tenant_id COLLATE Latin1_General_100_BIN2 AND target.id = source.id COLLATE Latin1_General_100_BIN2 WHEN MATCHED THEN UPDATE SET target.data = source.data, target.version = target.version + 1, target.last_modified = source.last_modified WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified) VALUES (source.id, source.tenant_id, source.data, 1, source.last_modified);

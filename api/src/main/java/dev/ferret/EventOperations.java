@@ -46,6 +46,33 @@ public interface EventOperations {
     void startStream(String streamId, Class<?> aggregateType, List<?> events);
 
     /**
+     * Archives the stream when the changes are saved: in the save's transaction, before its appends, the stream's
+     * events move from the live event table to the archive table (keeping their sequence numbers and versions), the
+     * stream is marked archived, and a {@link StreamArchived} event is appended to it (it stays live, for the
+     * projections). From then on the daemon, catch-up and rebuilds never read the archived events, and
+     * {@link QuerySession#fetchStream(String)} and live aggregation leave them out
+     * ({@link QuerySession#fetchStream(String, boolean)} reads them). Events appended later, in this session too, are
+     * live; archiving again moves them. A shard that had not yet applied an archived event never will: archive
+     * streams that are finished.
+     *
+     * @throws IllegalArgumentException when {@code streamId} is blank or longer than {@link IdLimits#MAX_ID_LENGTH};
+     *                                  {@code saveChanges()} throws and writes nothing when the stream does not exist
+     */
+    void archiveStream(String streamId);
+
+    /**
+     * Brings an archived stream's events back into the live event table when the changes are saved, clears its
+     * archived mark and appends a {@link StreamUnarchived} event. The {@link StreamArchived} events of earlier
+     * archivings go to the archive instead, so fetching, aggregation and rebuilds see the stream as if it had never
+     * been archived. The events keep their sequence numbers: the daemon's shards, which are past them, do not apply
+     * them again, so a projection that deleted the stream's document on archiving gets it back from a rebuild.
+     *
+     * @throws IllegalArgumentException as {@link #archiveStream}; {@code saveChanges()} throws and writes nothing when
+     *                                  the stream does not exist
+     */
+    void unarchiveStream(String streamId);
+
+    /**
      * These operations, with {@code metadata} over the session's for every append made through what this returns:
      * per-append correlation, causation or headers.
      */

@@ -25,8 +25,14 @@ public interface QuerySession extends AutoCloseable {
     /** Starts a query over all documents of {@code type} in this tenant. */
     <T> DocumentQuery<T> query(Class<T> type);
 
-    /** Every event of {@code streamId}, in stream version order; empty when the stream does not exist. */
+    /**
+     * Every live event of {@code streamId}, in stream version order; empty when the stream does not exist. Events
+     * {@link EventOperations#archiveStream archived} are left out.
+     */
     List<EventEnvelope> fetchStream(String streamId);
+
+    /** {@link #fetchStream(String)}, with the stream's archived events when {@code includeArchived}. */
+    List<EventEnvelope> fetchStream(String streamId, boolean includeArchived);
 
     /**
      * Every event of this session's tenant appended with {@code correlationId}, in sequence order, read through an
@@ -37,7 +43,7 @@ public interface QuerySession extends AutoCloseable {
      */
     List<EventEnvelope> fetchByCorrelationId(String correlationId);
 
-    /** The stream's current version and metadata, or empty when it does not exist. */
+    /** The stream's current version, metadata and archived mark, or empty when it does not exist. */
     Optional<StreamState> fetchStreamState(String streamId);
 
     /**

@@ -5,12 +5,15 @@ import dev.ferret.EventEnvelope;
 import dev.ferret.EventMetadata;
 import dev.ferret.EventOperations;
 import dev.ferret.IdLimits;
+import dev.ferret.StreamArchived;
 import dev.ferret.StreamForWriting;
 import dev.ferret.StreamState;
+import dev.ferret.StreamUnarchived;
 import dev.ferret.daemon.ApplyFailedException;
 import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.documents.DocumentMapping;
 import dev.ferret.runtime.events.StreamAppends;
+import dev.ferret.runtime.events.StreamArchives;
 import dev.ferret.runtime.projections.PageBatch;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import dev.ferret.runtime.projections.StreamAggregates;
@@ -34,6 +37,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     private static final long ANY_VERSION = StreamAppends.ANY_VERSION;
 
     private final StreamAppends appends;
+    private final StreamArchives archives;
     private final DocumentChanges documentChanges = new DocumentChanges();
     /** What the store's metadata source said as the session opened. */
     private final EventMetadata defaults;
@@ -46,6 +50,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         this.metadata = defaults;
         this.appends = new StreamAppends(context.dialect(), context.eventSql(), context.names(), context.eventTypes(),
                 context.serializer(), context.dataSourceOf(tenantId), tenantId, context.partitionedByTenant());
+        this.archives = new StreamArchives(context.dialect().archiveSql(context.names()), tenantId);
     }
 
     @Override
@@ -140,10 +145,39 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             }
 
             @Override
+            public void archiveStream(String streamId) {
+                move(streamId, true, own.over(metadata));
+            }
+
+            @Override
+            public void unarchiveStream(String streamId) {
+                move(streamId, false, own.over(metadata));
+            }
+
+            @Override
             public EventOperations withMetadata(EventMetadata more) {
                 return FerretDocumentSession.this.withMetadata(Objects.requireNonNull(more, "metadata").over(own));
             }
         };
+    }
+
+    @Override
+    public void archiveStream(String streamId) {
+        move(streamId, true, metadata);
+    }
+
+    @Override
+    public void unarchiveStream(String streamId) {
+        move(streamId, false, metadata);
+    }
+
+    /** Buffers the move and its marker event, which is appended after every move of the save. */
+    private void move(String streamId, boolean archive, EventMetadata metadata) {
+        ensureOpen();
+        IdLimits.requireStreamId(streamId);
+        archives.add(streamId, archive);
+        Object marker = archive ? new StreamArchived(streamId) : new StreamUnarchived(streamId);
+        appends.add(streamId, ANY_VERSION, null, false, List.of(marker), metadata);
     }
 
     private void buffer(String streamId, long expectedVersion, String aggregateType, boolean start,
@@ -252,7 +286,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     @Override
     public void saveChanges() {
         ensureOpen();
-        if (appends.isEmpty() && documentChanges.isEmpty()) {
+        if (appends.isEmpty() && documentChanges.isEmpty() && archives.isEmpty()) {
             return;
         }
         OffsetDateTime now = OffsetDateTime.now(context.clock());
@@ -278,6 +312,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             throw failure("saving changes", e);
         }
         appends.clear();
+        archives.clear();
         documentChanges.clear();
     }
 
@@ -288,6 +323,8 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
      */
     private void writeChanges(Connection c, OffsetDateTime now, List<Runnable> releaseOwnership) throws SQLException {
         List<EventEnvelope> inlineEvents = store.inlineAppliers().isEmpty() ? null : new ArrayList<>();
+        // first: the marker events the appends carry stay live
+        archives.write(c);
         appends.write(c, now, releaseOwnership, inlineEvents);
         if (inlineEvents != null && !inlineEvents.isEmpty()) {
             applyInline(c, inlineEvents);
@@ -306,6 +343,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         writeChanges(c, now, afterTransaction);
         // the owner commits or rolls back; either way this unit of work is spent
         appends.clear();
+        archives.clear();
         documentChanges.clear();
     }
 

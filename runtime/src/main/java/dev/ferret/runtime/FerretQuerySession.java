@@ -118,6 +118,26 @@ class FerretQuerySession implements QuerySession {
     }
 
     @Override
+    public List<EventEnvelope> fetchStream(String streamId, boolean includeArchived) {
+        if (!includeArchived) {
+            return fetchStream(streamId);
+        }
+        ensureOpen();
+        IdLimits.requireStreamId(streamId);
+        String sql = context.dialect().archiveSql(context.names()).selectStreamWithArchived();
+        try (Connection c = context.dataSourceOf(tenantId).getConnection();
+             PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, tenantId);
+            ps.setString(2, streamId);
+            ps.setString(3, tenantId);
+            ps.setString(4, streamId);
+            return readEvents(ps);
+        } catch (SQLException e) {
+            throw failure("fetching stream " + streamId + " with its archived events", e);
+        }
+    }
+
+    @Override
     public List<EventEnvelope> fetchByCorrelationId(String correlationId) {
         ensureOpen();
         IdLimits.requireCorrelationId(correlationId);
@@ -131,16 +151,20 @@ class FerretQuerySession implements QuerySession {
              PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, tenantId);
             ps.setString(2, key);
-            List<EventEnvelope> events = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    events.add(readEvent(rs));
-                }
-            }
-            return events;
+            return readEvents(ps);
         } catch (SQLException e) {
             throw failure(what, e);
         }
+    }
+
+    private List<EventEnvelope> readEvents(PreparedStatement ps) throws SQLException {
+        List<EventEnvelope> events = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                events.add(readEvent(rs));
+            }
+        }
+        return events;
     }
 
     private EventEnvelope readEvent(ResultSet rs) throws SQLException {
@@ -183,7 +207,7 @@ class FerretQuerySession implements QuerySession {
                     return Optional.empty();
                 }
                 return Optional.of(new StreamState(streamId, rs.getLong(1), rs.getString(2),
-                        rs.getObject(3, OffsetDateTime.class), tenantId));
+                        rs.getObject(3, OffsetDateTime.class), tenantId, rs.getBoolean(4)));
             }
         } catch (SQLException e) {
             throw failure("fetching the state of stream " + streamId, e);

@@ -5,6 +5,8 @@ import dev.ferret.ConfigurationException;
 import dev.ferret.DatabaseException;
 import dev.ferret.JsonSerializer;
 import dev.ferret.StoreOptions;
+import dev.ferret.StreamArchived;
+import dev.ferret.StreamUnarchived;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.projections.Lifecycle;
@@ -27,6 +29,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -60,7 +63,7 @@ final class StoreAssembly {
         boolean ownsSerializer = options.getSerializer() == null;
         JsonSerializer serializer = ownsSerializer ? new JsonbSerializer() : options.getSerializer();
         StoreContext context = new StoreContext(dataSource, dialect, names, dialect.eventSql(names), documents,
-                new EventTypes(options.events().byAlias(), options.events().upcasts()), serializer, seams.transactions(), seams.clock(),
+                new EventTypes(withArchiveMarkers(options.events().byAlias()), options.events().upcasts()), serializer, seams.transactions(), seams.clock(),
                 databases, partitionedByTenant, options.projections().getOutboxPublisher());
 
         List<String> created = migrate(context, options.isApplyAllDatabaseChangesOnStartup());
@@ -165,5 +168,13 @@ final class StoreAssembly {
                         + " failed: " + e.getMessage(), e);
             }
         }
+    }
+
+    /** The marker events stream archiving appends: every store reads them, whether or not it archives. */
+    private static Map<String, Class<?>> withArchiveMarkers(Map<String, Class<?>> registered) {
+        Map<String, Class<?>> all = new LinkedHashMap<>(registered);
+        all.putIfAbsent(StreamArchived.ALIAS, StreamArchived.class);
+        all.putIfAbsent(StreamUnarchived.ALIAS, StreamUnarchived.class);
+        return all;
     }
 }

@@ -43,6 +43,11 @@ public interface Dialect {
 
     EventSql eventSql(TableNames names);
 
+    /** The statements that archive streams and read their archived events. */
+    default ArchiveSql archiveSql(TableNames names) {
+        return ArchiveSql.portable(names);
+    }
+
     DocumentSql documentSql(TableNames names, String documentName);
 
     /**

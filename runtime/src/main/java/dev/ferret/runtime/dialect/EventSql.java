@@ -13,7 +13,7 @@ package dev.ferret.runtime.dialect;
  *                              parameter: one statement per stream)
  * @param advanceStream         (new version, timestamp, tenant_id, id, expected version): moves a stream only if it
  *                              is at the expected version; one row updated or none
- * @param selectStream          (tenant_id, id) -&gt; version, type, timestamp
+ * @param selectStream          (tenant_id, id) -&gt; version, type, timestamp, archived
  * @param nextTenantSequence    (tenant_id, count, timestamp) -&gt; the tenant's new last number: draws {@code count}
  *                              numbers of the tenant's event sequence, creating its row at the first append; the
  *                              row stays locked until the append transaction ends, so a tenant's numbers are

@@ -25,6 +25,11 @@ public record TableNames(String schema, String prefix) {
         return qualified("streams");
     }
 
+    /** The events of archived streams, moved out of {@link #events()} with their sequence numbers. */
+    public String eventsArchive() {
+        return qualified("events_archive");
+    }
+
     public String deadLetters() {
         return qualified("dead_letters");
     }

@@ -85,7 +85,7 @@ class SchemaConformanceTest {
     }
 
     private static List<String> expectedObjects(TestDatabase db) {
-        List<String> expected = new ArrayList<>(List.of("pc_events", "pc_streams", "pc_tenant_sequences", "pc_event_progression",
+        List<String> expected = new ArrayList<>(List.of("pc_events", "pc_events_archive", "pc_streams", "pc_tenant_sequences", "pc_event_progression",
                 "pc_doc_customer", "pc_dead_letters", "pc_outbox", "index:ix_pc_dead_letters_shard",
                 "index:ix_pc_outbox_undelivered"));
         expected.add("schema " + db.schema());

@@ -52,6 +52,7 @@ class DialectGoldenTest {
         SchemaObject documentTable = dialect.documentTable(names, "order_summary");
         addDdl(statements, "schema." + documentTable.name(), documentTable.ddl());
         addRecord(statements, "events.", dialect.eventSql(names));
+        addRecord(statements, "archive.", dialect.archiveSql(names));
         addRecord(statements, "documents.", dialect.documentSql(names, "order_summary"));
         addRecord(statements, "daemon.", dialect.daemonSql(names));
         addRecord(statements, "outbox.", dialect.outboxSql(names));

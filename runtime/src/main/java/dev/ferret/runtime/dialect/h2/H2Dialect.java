@@ -191,7 +191,7 @@ public final class H2Dialect implements Dialect {
                         + " VALUES (src.id, src.tenant_id, src.type, src.version, src.timestamp, src.created))",
                 "UPDATE " + t.streams() + " SET version = ?, timestamp = ?"
                         + " WHERE tenant_id = ? AND id = ? AND version = ?",
-                "SELECT version, type, timestamp FROM " + t.streams() + " WHERE tenant_id = ? AND id = ?",
+                "SELECT version, type, timestamp, archived FROM " + t.streams() + " WHERE tenant_id = ? AND id = ?",
                 "SELECT last_seq FROM FINAL TABLE (MERGE INTO " + t.tenantSequences() + " AS s"
                         + " USING (VALUES (CAST(? AS " + TEXT + "), CAST(? AS BIGINT),"
                         + " CAST(? AS TIMESTAMP WITH TIME ZONE))) AS src (tenant_id, drawn, last_updated)"

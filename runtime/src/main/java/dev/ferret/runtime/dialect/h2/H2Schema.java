@@ -47,6 +47,7 @@ final class H2Schema {
                         + "  version BIGINT NOT NULL,\n"
                         + "  timestamp TIMESTAMP WITH TIME ZONE NOT NULL,\n"
                         + "  created TIMESTAMP WITH TIME ZONE NOT NULL,\n"
+                        + "  archived BOOLEAN DEFAULT FALSE NOT NULL,\n"
                         + "  PRIMARY KEY (tenant_id, id)\n"
                         + ")"));
         SchemaObject progression = new SchemaObject(t.local("event_progression"), List.of(
@@ -94,6 +95,24 @@ final class H2Schema {
                 OutboxSql.undeliveredIndex(t, "CREATE INDEX IF NOT EXISTS " + t.schema() + ".")));
         objects.addAll(SchemaObject.eventMetadataColumns(t, (column, definition) -> "ALTER TABLE " + t.events()
                 + " ADD COLUMN " + column + " " + definition, H2Dialect.ID_COLUMN, "JSON", correlationIndex(t)));
+        objects.add(SchemaObject.column(t.local("streams"), "archived", List.of("ALTER TABLE " + t.streams()
+                + " ADD COLUMN archived BOOLEAN DEFAULT FALSE NOT NULL")));
+        objects.add(new SchemaObject(t.local("events_archive"), List.of(
+                "CREATE TABLE IF NOT EXISTS " + t.eventsArchive() + " (\n"
+                        + "  seq_id BIGINT PRIMARY KEY,\n"
+                        + "  id UUID NOT NULL,\n"
+                        + "  stream_id " + H2Dialect.ID_COLUMN + " NOT NULL,\n"
+                        + "  version BIGINT NOT NULL,\n"
+                        + "  type VARCHAR(250) NOT NULL,\n"
+                        + "  data JSON NOT NULL,\n"
+                        + "  timestamp TIMESTAMP WITH TIME ZONE NOT NULL,\n"
+                        + "  tenant_id " + H2Dialect.TENANT_COLUMN + " NOT NULL,\n"
+                        + "  tenant_seq BIGINT,\n"
+                        + "  correlation_id " + H2Dialect.ID_COLUMN + ",\n"
+                        + "  causation_id " + H2Dialect.ID_COLUMN + ",\n"
+                        + "  headers JSON,\n"
+                        + "  CONSTRAINT " + t.constraint("uq", "events_archive_stream") + " UNIQUE (tenant_id, stream_id, version)\n"
+                        + ")")));
         return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(), "", "", objects);
     }
 

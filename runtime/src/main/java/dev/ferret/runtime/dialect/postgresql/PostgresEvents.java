@@ -37,7 +37,7 @@ final class PostgresEvents {
                         + " RETURNING id, version",
                 "UPDATE " + t.streams() + " SET version = ?, timestamp = ?"
                         + " WHERE tenant_id = ? AND id = ? AND version = ?",
-                "SELECT version, type, timestamp FROM " + t.streams() + " WHERE tenant_id = ? AND id = ?",
+                "SELECT version, type, timestamp, archived FROM " + t.streams() + " WHERE tenant_id = ? AND id = ?",
                 "INSERT INTO " + t.tenantSequences() + " AS s (tenant_id, last_seq, last_updated) VALUES (?, ?, ?)"
                         + " ON CONFLICT (tenant_id) DO UPDATE SET last_seq = s.last_seq + EXCLUDED.last_seq,"
                         + " last_updated = EXCLUDED.last_updated RETURNING last_seq",

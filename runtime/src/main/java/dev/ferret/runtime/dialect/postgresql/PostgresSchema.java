@@ -47,6 +47,7 @@ final class PostgresSchema {
                         + "  version bigint NOT NULL,\n"
                         + "  timestamp timestamptz NOT NULL,\n"
                         + "  created timestamptz NOT NULL,\n"
+                        + "  archived boolean NOT NULL DEFAULT false,\n"
                         + "  PRIMARY KEY (tenant_id, id)\n"
                         + ")"));
         SchemaObject progression = new SchemaObject(t.local("event_progression"), List.of(
@@ -93,6 +94,24 @@ final class PostgresSchema {
                 OutboxSql.undeliveredIndex(t, "CREATE INDEX IF NOT EXISTS ")));
         objects.addAll(SchemaObject.eventMetadataColumns(t, (column, definition) -> "ALTER TABLE " + t.events()
                 + " ADD COLUMN IF NOT EXISTS " + column + " " + definition, PostgresDialect.ID_COLUMN, "jsonb", correlationIndex(t)));
+        objects.add(SchemaObject.column(t.local("streams"), "archived", List.of("ALTER TABLE " + t.streams()
+                + " ADD COLUMN IF NOT EXISTS archived boolean NOT NULL DEFAULT false")));
+        objects.add(new SchemaObject(t.local("events_archive"), List.of(
+                "CREATE TABLE IF NOT EXISTS " + t.eventsArchive() + " (\n"
+                        + "  seq_id bigint PRIMARY KEY,\n"
+                        + "  id uuid NOT NULL,\n"
+                        + "  stream_id " + PostgresDialect.ID_COLUMN + " NOT NULL,\n"
+                        + "  version bigint NOT NULL,\n"
+                        + "  type varchar(250) NOT NULL,\n"
+                        + "  data jsonb NOT NULL,\n"
+                        + "  timestamp timestamptz NOT NULL,\n"
+                        + "  tenant_id " + PostgresDialect.TENANT_COLUMN + " NOT NULL,\n"
+                        + "  tenant_seq bigint,\n"
+                        + "  correlation_id " + PostgresDialect.ID_COLUMN + ",\n"
+                        + "  causation_id " + PostgresDialect.ID_COLUMN + ",\n"
+                        + "  headers jsonb,\n"
+                        + "  CONSTRAINT " + t.constraint("uq", "events_archive_stream") + " UNIQUE (tenant_id, stream_id, version)\n"
+                        + ")")));
         return new SchemaSql("CREATE SCHEMA IF NOT EXISTS " + t.schema(), PostgresDialect.MIGRATION_LOCK, "", objects);
     }
 

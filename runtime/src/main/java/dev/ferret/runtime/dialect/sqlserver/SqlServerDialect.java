@@ -4,6 +4,7 @@ import dev.ferret.DatabaseEngine;
 import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
 import dev.ferret.runtime.dialect.AppendedRange;
+import dev.ferret.runtime.dialect.ArchiveSql;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.ValueKind;
@@ -130,6 +131,11 @@ public final class SqlServerDialect implements Dialect {
     @Override
     public EventSql eventSql(TableNames t) {
         return SqlServerEvents.statements(t);
+    }
+
+    @Override
+    public ArchiveSql archiveSql(TableNames t) {
+        return SqlServerArchive.statements(t);
     }
 
     @Override

@@ -31,7 +31,7 @@ final class SqlServerEvents {
                 "",
                 "UPDATE " + t.streams() + " SET version = ?, timestamp = ?"
                         + " WHERE tenant_id = ? AND id = ? AND version = ?",
-                "SELECT version, type, timestamp FROM " + t.streams() + " WHERE tenant_id = ? AND id = ?",
+                "SELECT version, type, timestamp, archived FROM " + t.streams() + " WHERE tenant_id = ? AND id = ?",
                 "MERGE " + t.tenantSequences() + " WITH (HOLDLOCK) AS target"
                         + " USING (VALUES (?, ?, ?)) AS source (tenant_id, drawn, last_updated)"
                         + " ON target.tenant_id = source.tenant_id" + SqlServerDialect.KEY

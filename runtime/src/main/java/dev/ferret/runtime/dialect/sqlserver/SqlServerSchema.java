@@ -60,6 +60,7 @@ final class SqlServerSchema {
                         + "  version BIGINT NOT NULL,\n"
                         + "  timestamp DATETIMEOFFSET NOT NULL,\n"
                         + "  created DATETIMEOFFSET NOT NULL,\n"
+                        + "  archived BIT NOT NULL CONSTRAINT " + t.constraint("df", "streams_archived") + " DEFAULT 0,\n"
                         + "  CONSTRAINT " + t.constraint("pk", "streams") + " PRIMARY KEY CLUSTERED (tenant_id, id)\n"
                         + ")"));
         SchemaObject progression = new SchemaObject(t.local("event_progression"), List.of(
@@ -116,6 +117,29 @@ final class SqlServerSchema {
         objects.addAll(SchemaObject.eventMetadataColumns(t, (column, definition) -> addEventColumn(t, column,
                 definition), SqlServerDialect.ID_COLUMN + " NULL", "NVARCHAR(MAX) NULL CONSTRAINT " + t.constraint("ck", "events_headers")
                 + " CHECK (ISJSON(headers) = 1)", correlationIndex(t)));
+        objects.add(SchemaObject.column(t.local("streams"), "archived", List.of(
+                "IF COL_LENGTH(N'" + t.streams() + "', N'archived') IS NULL\n"
+                        + "ALTER TABLE " + t.streams() + " ADD archived BIT NOT NULL CONSTRAINT "
+                        + t.constraint("df", "streams_archived") + " DEFAULT 0")));
+        objects.add(new SchemaObject(t.local("events_archive"), List.of(
+                "IF OBJECT_ID(N'" + t.eventsArchive() + "', N'U') IS NULL\n"
+                        + "CREATE TABLE " + t.eventsArchive() + " (\n"
+                        + "  seq_id BIGINT NOT NULL CONSTRAINT " + t.constraint("pk", "events_archive")
+                        + " PRIMARY KEY CLUSTERED,\n"
+                        + "  id UNIQUEIDENTIFIER NOT NULL,\n"
+                        + "  stream_id " + SqlServerDialect.ID_COLUMN + " NOT NULL,\n"
+                        + "  version BIGINT NOT NULL,\n"
+                        + "  type NVARCHAR(250) NOT NULL,\n"
+                        + "  data NVARCHAR(MAX) NOT NULL,\n"
+                        + "  timestamp DATETIMEOFFSET NOT NULL,\n"
+                        + "  tenant_id " + SqlServerDialect.TENANT_COLUMN + " NOT NULL,\n"
+                        + "  tenant_seq BIGINT NULL,\n"
+                        + "  correlation_id " + SqlServerDialect.ID_COLUMN + " NULL,\n"
+                        + "  causation_id " + SqlServerDialect.ID_COLUMN + " NULL,\n"
+                        + "  headers NVARCHAR(MAX) NULL,\n"
+                        + "  CONSTRAINT " + t.constraint("uq", "events_archive_stream")
+                        + " UNIQUE (tenant_id, stream_id, version)\n"
+                        + ")")));
         return new SchemaSql("IF SCHEMA_ID(N'" + t.schema() + "') IS NULL EXEC(N'CREATE SCHEMA " + t.schema() + "')",
                 SqlServerDialect.MIGRATION_LOCK, SqlServerDialect.MIGRATION_UNLOCK,
                 objects);

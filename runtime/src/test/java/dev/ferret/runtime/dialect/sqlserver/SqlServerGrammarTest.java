@@ -36,6 +36,7 @@ class SqlServerGrammarTest {
             Map.entry("events.upsertStream", "MERGE ... WITH (HOLDLOCK) ... OUTPUT"),
             Map.entry("events.nextTenantSequence", "MERGE ... WITH (HOLDLOCK) ... OUTPUT"),
             Map.entry("events.ownAppendedSequences", "DECLARE @table TABLE and sp_getapplock batches"),
+            Map.entry("archive.copyToLive", "SET IDENTITY_INSERT and BEGIN TRY ... END CATCH with THROW"),
             Map.entry("documents.upsert", "MERGE ... WITH (HOLDLOCK)"),
             Map.entry("daemon.highWaterMark", "table hints WITH (READCOMMITTEDLOCK, READPAST)"),
             Map.entry("daemon.listGaps", "table hints WITH (READCOMMITTEDLOCK, READPAST)"),
