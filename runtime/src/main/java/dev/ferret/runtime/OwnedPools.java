@@ -1,6 +1,7 @@
 package dev.ferret.runtime;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.ferret.DatabaseException;
 import dev.ferret.StoreOptions;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -26,25 +27,21 @@ final class OwnedPools implements AutoCloseable {
     }
 
     /**
-     * Opens a pool of {@code sizes.get(database)} connections for every database in {@code sizes}: the store's own
-     * at {@code mainUrl}, each tenancy database at its URL, all signing in with the store's username and password.
+     * Opens a pool of {@code sizes.get(database)} connections for every database in {@code sizes}, in its order:
+     * the store's own at {@code mainUrl}, each tenancy database at its URL, all signing in with the store's username
+     * and password.
      *
-     * @throws dev.ferret.DatabaseException naming the database and its URL (without secrets) when one cannot open
+     * @throws DatabaseException naming the database and its URL (without secrets) when one cannot open
      */
     static OwnedPools open(StoreOptions options, String mainUrl, Map<String, Integer> sizes) {
         Map<String, String> urls = new LinkedHashMap<>();
-        if (sizes.containsKey(StoreOptions.DEFAULT_DATABASE)) {
-            urls.put(StoreOptions.DEFAULT_DATABASE, mainUrl);
-        }
-        for (StoreOptions.TenantDatabase database : options.tenancy().databases()) {
-            if (database.jdbcUrl() != null) {
-                urls.put(database.name(), database.jdbcUrl());
-            }
-        }
+        urls.put(StoreOptions.DEFAULT_DATABASE, mainUrl);
+        options.tenancy().databases().forEach(database -> urls.put(database.name(), database.jdbcUrl()));
         Map<String, HikariDataSource> pools = new LinkedHashMap<>();
         try {
-            urls.forEach((database, url) -> pools.put(database, Ferret.openPool(url, options.getUsername(),
-                    options.getPassword(), describe(database, url), poolName(database), sizes.get(database))));
+            sizes.forEach((database, size) -> pools.put(database, Ferret.openPool(urls.get(database),
+                    options.getUsername(), options.getPassword(), describe(database, urls.get(database)),
+                    poolName(database), size)));
         } catch (RuntimeException e) {
             new OwnedPools(pools).close();
             throw e;
