@@ -33,6 +33,7 @@ public final class StoreOptions {
     private String connectionUrl;
     private String username;
     private String password;
+    private int connectionBudget;
     private DatabaseEngine engine;
     private String schema;
     private String tablePrefix = "pc_";
@@ -61,6 +62,28 @@ public final class StoreOptions {
         this.connectionUrl = jdbcUrl;
         this.username = username;
         this.password = password;
+        return this;
+    }
+
+    /**
+     * How many connections, at most, the pools Ferret opens on this node hold together: the store's own when it is
+     * given a {@link #connection URL}, and each tenancy database given by {@link Tenancy#database(String, String,
+     * String...) URL}. Each of those pools gets what the daemon needs on its database (with {@code workerThreads}
+     * W: W + 2 on the store's own, + 1 on PostgreSQL with {@code commitSignals} on; min(W, the sum of the two
+     * per-database caps when both are set) + 1 on each other one) plus an even share of the rest for the
+     * application's sessions, the store's own database first when the rest does not divide evenly. 0 (the default)
+     * sets no budget: each of those pools gets its need plus 4. Data sources the application passes are its own and
+     * outside the budget; the guide (tenancy, Connections) gives the same formula to size them.
+     *
+     * @throws ConfigurationException when negative; {@code createStore} fails when the budget is below what the
+     *                                pools need together, naming what each needs
+     */
+    public StoreOptions connectionBudget(int connections) {
+        if (connections < 0) {
+            throw new ConfigurationException("connectionBudget must be 0 (no budget) or a number of connections,"
+                    + " was: " + connections);
+        }
+        this.connectionBudget = connections;
         return this;
     }
 
@@ -136,6 +159,11 @@ public final class StoreOptions {
 
     public String getPassword() {
         return password;
+    }
+
+    /** See {@link #connectionBudget}; 0 when unset. */
+    public int getConnectionBudget() {
+        return connectionBudget;
     }
 
     public DatabaseEngine getEngine() {
@@ -486,6 +514,30 @@ public final class StoreOptions {
         public Tenancy database(String name, DataSource dataSource, String... tenantIds) {
             requireIdentifier("tenancy database name", name);
             Objects.requireNonNull(dataSource, "dataSource of tenancy database " + name);
+            return add(new TenantDatabase(name, dataSource, null), tenantIds);
+        }
+
+        /**
+         * Adds database {@code name} (a plain identifier) reached through {@code jdbcUrl}, holding {@code tenantIds}
+         * as {@link #database(String, DataSource, String...)} does. The store opens a pool for it, signs in with the
+         * store's own {@link StoreOptions#connection username and password} (none unless the store is given a URL
+         * too; the URL may carry its own), sizes the pool by the {@link StoreOptions#connectionBudget connection
+         * budget} and closes it with the store.
+         *
+         * @throws ConfigurationException when the name is not an identifier or already used, the URL is blank or
+         *                                does not start with {@code jdbc:}, or a tenant is mapped twice
+         */
+        public Tenancy database(String name, String jdbcUrl, String... tenantIds) {
+            requireIdentifier("tenancy database name", name);
+            if (jdbcUrl == null || jdbcUrl.isBlank() || !jdbcUrl.startsWith("jdbc:")) {
+                throw new ConfigurationException("the url of tenancy database '" + name + "' must start with"
+                        + " 'jdbc:', was: " + (jdbcUrl == null ? "null" : "'" + redact(jdbcUrl) + "'"));
+            }
+            return add(new TenantDatabase(name, null, jdbcUrl), tenantIds);
+        }
+
+        private Tenancy add(TenantDatabase database, String... tenantIds) {
+            String name = database.name();
             if (DEFAULT_DATABASE.equals(name) || databases.containsKey(name)) {
                 throw new ConfigurationException("tenancy database '" + name + "' is defined twice"
                         + (DEFAULT_DATABASE.equals(name) ? " ('" + DEFAULT_DATABASE + "' is the store's own)" : ""));
@@ -498,7 +550,7 @@ public final class StoreOptions {
                             + previous + "' and '" + name + "'");
                 }
             }
-            databases.put(name, new TenantDatabase(name, dataSource));
+            databases.put(name, database);
             return this;
         }
 
@@ -532,12 +584,19 @@ public final class StoreOptions {
     public static final String DEFAULT_DATABASE = "default";
 
     /**
-     * One database tenants live in.
+     * One database tenants live in, reached through the application's data source or through a URL the store opens
+     * a pool for: exactly one of the two is set.
      *
      * @param name       a plain identifier, unique in the store
-     * @param dataSource how to reach it
+     * @param dataSource how to reach it, or null when the store opens a pool for {@code jdbcUrl}
+     * @param jdbcUrl    where the store opens a pool, or null when the application passes {@code dataSource}
      */
-    public record TenantDatabase(String name, DataSource dataSource) {
+    public record TenantDatabase(String name, DataSource dataSource, String jdbcUrl) {
+
+        /** A database reached through the application's {@code dataSource}. */
+        public TenantDatabase(String name, DataSource dataSource) {
+            this(name, dataSource, null);
+        }
     }
 
     /**

@@ -41,35 +41,41 @@ public final class Ferret {
         return createStore(options, StoreSeams.defaults());
     }
 
-    /** Builds a store with the host's clock, transactions and executors. */
+    /**
+     * Builds a store with the host's clock, transactions and executors. The pools Ferret opens (for the store's own
+     * URL and each tenancy database's) are sized first, by {@link ConnectionBudget}, so a budget that is too small
+     * fails before Ferret opens any pool.
+     */
     public static DocumentStore createStore(StoreOptions options, StoreSeams seams) {
-        HikariDataSource ownedPool = null;
-        DataSource dataSource = options.getDataSource();
-        String description;
-        if (dataSource == null) {
-            String url = options.getConnectionUrl() == null ? DEFAULT_H2_URL : options.getConnectionUrl();
-            description = StoreOptions.redact(url);
-            ownedPool = openPool(url, options.getUsername(), options.getPassword(), description);
-            dataSource = ownedPool;
-        } else {
-            description = describe(dataSource);
+        DataSource given = options.getDataSource();
+        String mainUrl = given != null ? null
+                : options.getConnectionUrl() == null ? DEFAULT_H2_URL : options.getConnectionUrl();
+        DatabaseEngine engine = options.getEngine();
+        if (engine == null && given != null) {
+            engine = detect(given, describe(given));
         }
+        // a pool is sized before it connects: the engine of a URL is read from its prefix, as its init SQL is
+        boolean listensForCommits = options.daemon().isCommitSignals()
+                && (engine != null ? engine == DatabaseEngine.POSTGRESQL : Dialects.isPostgresql(mainUrl));
+        OwnedPools pools = OwnedPools.open(options, mainUrl, ConnectionBudget.poolSizes(options, listensForCommits));
         try {
-            DatabaseEngine engine = options.getEngine() != null ? options.getEngine() : detect(dataSource, description);
+            DataSource dataSource = given != null ? given : pools.of(StoreOptions.DEFAULT_DATABASE);
+            if (engine == null) {
+                engine = detect(dataSource, StoreOptions.redact(mainUrl));
+            }
             for (StoreOptions.TenantDatabase database : options.tenancy().databases()) {
-                String where = "tenancy database '" + database.name() + "' (" + describe(database.dataSource()) + ")";
-                DatabaseEngine other = detect(database.dataSource(), where);
+                DataSource reach = pools.dataSourceOf(database);
+                String where = "tenancy database '" + database.name() + "' (" + describe(reach) + ")";
+                DatabaseEngine other = detect(reach, where);
                 if (other != engine) {
                     throw new ConfigurationException(where + " runs " + other + " but the store's own"
                             + " database runs " + engine + "; every tenancy database must run the same engine");
                 }
             }
-            return StoreAssembly.assemble(options, dataSource, ownedPool,
+            return StoreAssembly.assemble(options, dataSource, pools,
                     Dialects.of(engine, options.events().getAppendLockTimeout()), seams);
         } catch (RuntimeException e) {
-            if (ownedPool != null) {
-                ownedPool.close();
-            }
+            pools.close();
             throw e;
         }
     }
@@ -91,14 +97,22 @@ public final class Ferret {
         return SchemaScript.render(SchemaScript.statements(options, engine), engine);
     }
 
-    static HikariDataSource openPool(String url, String username, String password, String description) {
+    /**
+     * Opens a pool of at most {@code maximumPoolSize} connections on {@code url}, named {@code poolName} in the pool's
+     * logs and metrics.
+     *
+     * @throws DatabaseException naming {@code description} (which must hold no secret) when it cannot connect
+     */
+    static HikariDataSource openPool(String url, String username, String password, String description,
+                                     String poolName, int maximumPoolSize) {
         if (url.startsWith("jdbc:h2:") && !onClassPath("org.h2.Driver")) {
             throw new ConfigurationException("cannot open " + description + ": embedded H2 is the database when"
                     + " nothing is configured, and it is not on the class path. Add com.h2database:h2, or configure"
                     + " a data source or a connection URL (StoreOptions.dataSource / connection)");
         }
         HikariConfig config = new HikariConfig();
-        config.setPoolName("ferret");
+        config.setPoolName(poolName);
+        config.setMaximumPoolSize(maximumPoolSize);
         config.setJdbcUrl(url);
         config.setUsername(username);
         config.setPassword(password);

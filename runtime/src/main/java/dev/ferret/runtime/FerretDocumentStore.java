@@ -1,6 +1,5 @@
 package dev.ferret.runtime;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.ferret.DatabaseEngine;
 import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
@@ -38,7 +37,7 @@ public final class FerretDocumentStore implements DocumentStore {
     private static final Logger LOG = LoggerFactory.getLogger(FerretDocumentStore.class);
 
     private final StoreContext context;
-    private final HikariDataSource ownedPool;
+    private final OwnedPools ownedPools;
     private final boolean ownsSerializer;
     private final List<String> createdAtStartup;
     private final List<ProjectionApplier> inlineAppliers;
@@ -46,12 +45,12 @@ public final class FerretDocumentStore implements DocumentStore {
     private final AsyncDaemon daemon;
     private final EventMetadataSource metadataSource;
 
-    FerretDocumentStore(StoreContext context, HikariDataSource ownedPool, boolean ownsSerializer,
+    FerretDocumentStore(StoreContext context, OwnedPools ownedPools, boolean ownsSerializer,
                         List<String> createdAtStartup, List<ProjectionApplier> inlineAppliers,
                         StreamAggregates streamAggregates, AsyncDaemon daemon, EventMetadataSource metadataSource) {
         this.metadataSource = metadataSource;
         this.context = context;
-        this.ownedPool = ownedPool;
+        this.ownedPools = ownedPools;
         this.ownsSerializer = ownsSerializer;
         this.createdAtStartup = List.copyOf(createdAtStartup);
         this.inlineAppliers = List.copyOf(inlineAppliers);
@@ -62,6 +61,11 @@ public final class FerretDocumentStore implements DocumentStore {
     /** What the store is made of; shared by its sessions. */
     StoreContext context() {
         return context;
+    }
+
+    /** The pools the store opened itself and closes with itself. */
+    OwnedPools ownedPools() {
+        return ownedPools;
     }
 
     /** The daemon itself, for the store's own sessions. */
@@ -174,8 +178,6 @@ public final class FerretDocumentStore implements DocumentStore {
                 LOG.warn("Closing the JSON serializer failed", e);
             }
         }
-        if (ownedPool != null) {
-            ownedPool.close();
-        }
+        ownedPools.close();
     }
 }

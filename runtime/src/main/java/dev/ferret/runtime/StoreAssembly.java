@@ -1,6 +1,5 @@
 package dev.ferret.runtime;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.ferret.ConfigurationException;
 import dev.ferret.DatabaseException;
 import dev.ferret.JsonSerializer;
@@ -50,7 +49,7 @@ final class StoreAssembly {
     private StoreAssembly() {
     }
 
-    static FerretDocumentStore assemble(StoreOptions options, DataSource dataSource, HikariDataSource ownedPool,
+    static FerretDocumentStore assemble(StoreOptions options, DataSource dataSource, OwnedPools ownedPools,
                                         Dialect dialect, StoreSeams seams) {
         TableNames names = names(options, dialect);
         boolean partitionedByTenant = options.events().isPartitionedByTenant();
@@ -58,7 +57,8 @@ final class StoreAssembly {
         // otherwise fail (or be cut) only when its shard first commits
         options.projections().validate();
         ShardNames.check(options.projections(), partitionedByTenant, options.daemon().getMode(), dialect, names);
-        TenantDatabases databases = new TenantDatabases(dataSource, options.tenancy(), partitionedByTenant);
+        TenantDatabases databases = new TenantDatabases(dataSource, options.tenancy(), partitionedByTenant,
+                ownedPools::dataSourceOf);
         DocumentMappings documents = DocumentMappings.of(options, dialect, names);
         boolean ownsSerializer = options.getSerializer() == null;
         JsonSerializer serializer = ownsSerializer ? new JsonbSerializer() : options.getSerializer();
@@ -87,7 +87,7 @@ final class StoreAssembly {
                 seams.executors().apply(Math.max(1, Math.min(settings.getWorkerThreads(),
                         partitionedByTenant ? Integer.MAX_VALUE : async.size()))), seams.retries(), sessions,
                 seams.time(), seams.metrics());
-        FerretDocumentStore store = new FerretDocumentStore(context, ownedPool, ownsSerializer, created, inline,
+        FerretDocumentStore store = new FerretDocumentStore(context, ownedPools, ownsSerializer, created, inline,
                 new StreamAggregates(options.projections().registrations()), daemon,
                 options.events().getMetadataSource());
         sessions.bind(store);

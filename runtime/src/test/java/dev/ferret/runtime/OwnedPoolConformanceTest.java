@@ -22,7 +22,7 @@ class OwnedPoolConformanceTest {
     @Test
     void aPoolFerretOpensPlansEachStatementWithItsParametersOnPostgresql() throws SQLException {
         try (TestDatabase db = TestDatabase.create("pool");
-             HikariDataSource pool = Ferret.openPool(db.url(), null, null, "the test database");
+             HikariDataSource pool = Ferret.openPool(db.url(), null, null, "the test database", "test", 2);
              Connection c = pool.getConnection();
              Statement s = c.createStatement()) {
             if (db.engine() == DatabaseEngine.POSTGRESQL) {

@@ -72,6 +72,18 @@ class StoreStartupTest {
     }
 
     @Test
+    void aTenancyDatabaseUrlThatIsBlankOrNotJdbcIsRejectedNamingTheDatabaseButNotThePassword() {
+        assertThatThrownBy(() -> new StoreOptions().tenancy().database("east", " ", "t1"))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining("tenancy database 'east'")
+                .hasMessageContaining("'jdbc:'");
+        assertThatThrownBy(() -> new StoreOptions().tenancy().database("east", (String) null, "t1"))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining("tenancy database 'east'");
+        assertThatThrownBy(() -> new StoreOptions().tenancy().database("east", "postgres://h/db?password=s3cret"))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining("tenancy database 'east'")
+                .hasMessageContaining("postgres://h/db?password=***").hasMessageNotContaining("s3cret");
+    }
+
+    @Test
     void passwordsAreRedactedFromEveryUrlShape() {
         assertThat(StoreOptions.redact("jdbc:sqlserver://h;user=sa;password=Secret1;encrypt=true"))
                 .isEqualTo("jdbc:sqlserver://h;user=sa;password=***;encrypt=true");

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
@@ -36,7 +37,17 @@ public final class TenantDatabases {
     private final TenantResolver resolver;
     private final ConcurrentMap<String, Database> resolved = new ConcurrentHashMap<>();
 
+    /** The databases of {@code tenancy}, each reached through the data source it was given. */
     public TenantDatabases(DataSource mainDataSource, StoreOptions.Tenancy tenancy, boolean partitionedByTenant) {
+        this(mainDataSource, tenancy, partitionedByTenant, StoreOptions.TenantDatabase::dataSource);
+    }
+
+    /**
+     * The databases of {@code tenancy}, each reached through what {@code reach} gives for it: its own data source,
+     * or the pool the store opened for its URL.
+     */
+    public TenantDatabases(DataSource mainDataSource, StoreOptions.Tenancy tenancy, boolean partitionedByTenant,
+                           Function<StoreOptions.TenantDatabase, DataSource> reach) {
         this.main = new Database(StoreOptions.DEFAULT_DATABASE, mainDataSource);
         this.resolver = tenancy.resolver();
         List<Database> databases = new ArrayList<>();
@@ -44,7 +55,7 @@ public final class TenantDatabases {
         Map<String, Database> names = new LinkedHashMap<>();
         names.put(main.name(), main);
         for (StoreOptions.TenantDatabase database : tenancy.databases()) {
-            Database added = new Database(database.name(), database.dataSource());
+            Database added = new Database(database.name(), reach.apply(database));
             databases.add(added);
             names.put(added.name(), added);
             if (resolver == null && !tenancy.databaseOfTenant().containsValue(added.name())) {

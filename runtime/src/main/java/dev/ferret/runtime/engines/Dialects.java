@@ -40,7 +40,15 @@ public final class Dialects {
      * for any pool that should behave like them.
      */
     public static String connectionInitSql(String jdbcUrl) {
-        return jdbcUrl.startsWith("jdbc:postgresql:") ? PostgresDialect.CUSTOM_PLANS : null;
+        return isPostgresql(jdbcUrl) ? PostgresDialect.CUSTOM_PLANS : null;
+    }
+
+    /**
+     * Whether {@code jdbcUrl} is PostgreSQL's driver's, read from its prefix: what a pool is set up for before it
+     * has connected and the metadata can say.
+     */
+    public static boolean isPostgresql(String jdbcUrl) {
+        return jdbcUrl.startsWith("jdbc:postgresql:");
     }
 
     public static DatabaseEngine detect(DatabaseMetaData metaData) throws SQLException {
