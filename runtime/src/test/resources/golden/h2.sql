@@ -198,6 +198,21 @@ DELETE FROM PUBLIC.pc_events_archive WHERE tenant_id = ? AND stream_id = ? AND t
 -- archive.selectStreamWithArchived
 SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM PUBLIC.pc_events WHERE tenant_id = ? AND stream_id = ? UNION ALL SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM PUBLIC.pc_events_archive WHERE tenant_id = ? AND stream_id = ? ORDER BY version
 
+-- archive.lockStream
+UPDATE PUBLIC.pc_streams SET version = version WHERE tenant_id = ? AND id = ?
+
+-- archive.selectThrough
+SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM PUBLIC.pc_events WHERE tenant_id = ? AND stream_id = ? AND version <= ? ORDER BY version
+
+-- archive.copyReplacedToArchive
+INSERT INTO PUBLIC.pc_events_archive (seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers FROM PUBLIC.pc_events WHERE tenant_id = ? AND stream_id = ? AND version <= ? AND type <> ?
+
+-- archive.deleteReplaced
+DELETE FROM PUBLIC.pc_events WHERE tenant_id = ? AND stream_id = ? AND version < ?
+
+-- archive.replaceWithSnapshot
+UPDATE PUBLIC.pc_events SET id = ?, type = ?, data = ? FORMAT JSON, correlation_id = NULL, causation_id = NULL, headers = NULL WHERE tenant_id = ? AND stream_id = ? AND version = ?
+
 -- documents.upsert
 MERGE INTO PUBLIC.pc_doc_order_summary AS d USING (VALUES (CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR) FORMAT JSON, CAST(? AS TIMESTAMP WITH TIME ZONE))) AS src (id, tenant_id, data, last_modified) ON d.tenant_id = src.tenant_id AND d.id = src.id WHEN MATCHED THEN UPDATE SET data = src.data, version = d.version + 1, last_modified = src.last_modified WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified) VALUES (src.id, src.tenant_id, src.data, 1, src.last_modified)
 

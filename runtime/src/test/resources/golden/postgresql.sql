@@ -205,6 +205,21 @@ DELETE FROM public.pc_events_archive WHERE tenant_id = ? AND stream_id = ? AND t
 -- archive.selectStreamWithArchived
 SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? UNION ALL SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM public.pc_events_archive WHERE tenant_id = ? AND stream_id = ? ORDER BY version
 
+-- archive.lockStream
+UPDATE public.pc_streams SET version = version WHERE tenant_id = ? AND id = ?
+
+-- archive.selectThrough
+SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? AND version <= ? ORDER BY version
+
+-- archive.copyReplacedToArchive
+INSERT INTO public.pc_events_archive (seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? AND version <= ? AND type <> ?
+
+-- archive.deleteReplaced
+DELETE FROM public.pc_events WHERE tenant_id = ? AND stream_id = ? AND version < ?
+
+-- archive.replaceWithSnapshot
+UPDATE public.pc_events SET id = ?, type = ?, data = ?::jsonb, correlation_id = NULL, causation_id = NULL, headers = NULL WHERE tenant_id = ? AND stream_id = ? AND version = ?
+
 -- documents.upsert
 INSERT INTO public.pc_doc_order_summary AS d (id, tenant_id, data, version, last_modified) VALUES (?, ?, ?::jsonb, 1, ?) ON CONFLICT (tenant_id, id) DO UPDATE SET data = EXCLUDED.data, version = d.version + 1, last_modified = EXCLUDED.last_modified
 

@@ -221,6 +221,21 @@ DELETE FROM dbo.pc_events_archive WHERE tenant_id = ? AND stream_id = ? AND type
 -- archive.selectStreamWithArchived
 SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? UNION ALL SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM dbo.pc_events_archive WHERE tenant_id = ? AND stream_id = ? ORDER BY version
 
+-- archive.lockStream
+UPDATE dbo.pc_streams SET version = version WHERE tenant_id = ? AND id = ?
+
+-- archive.selectThrough
+SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? AND version <= ? ORDER BY version
+
+-- archive.copyReplacedToArchive
+INSERT INTO dbo.pc_events_archive (seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? AND version <= ? AND type <> ?
+
+-- archive.deleteReplaced
+DELETE FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? AND version < ?
+
+-- archive.replaceWithSnapshot
+UPDATE dbo.pc_events SET id = ?, type = ?, data = ?, correlation_id = NULL, causation_id = NULL, headers = NULL WHERE tenant_id = ? AND stream_id = ? AND version = ?
+
 -- documents.upsert
 MERGE dbo.pc_doc_order_summary WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?)) AS source (id, tenant_id, data, last_modified) ON target.tenant_id = source.tenant_id COLLATE Latin1_General_100_BIN2 AND target.id = source.id COLLATE Latin1_General_100_BIN2 WHEN MATCHED THEN UPDATE SET target.data = source.data, target.version = target.version + 1, target.last_modified = source.last_modified WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified) VALUES (source.id, source.tenant_id, source.data, 1, source.last_modified);
 

@@ -73,6 +73,27 @@ public interface EventOperations {
     void unarchiveStream(String streamId);
 
     /**
+     * Compacts the stream when the changes are saved: its events up to {@code throughVersion} are replaced by one
+     * {@link StreamCompacted} event holding the state the snapshot projection registered for {@code aggregateType}
+     * folds from them, at version {@code throughVersion} (the stream's versions and optimistic concurrency are
+     * unchanged). The replaced events move to the archive table ({@link QuerySession#fetchStream(String, boolean)}
+     * reads them), or are deleted when {@code keepReplaced} is false. Live aggregation, {@code fetchForWriting} and
+     * a rebuild of that projection start from the snapshot and give the same document as before; other projections
+     * of the stream see only what follows it.
+     *
+     * @throws IllegalArgumentException when {@code streamId} is not a valid id, {@code throughVersion} is below 1 or
+     *                                  no snapshot projection of {@code aggregateType} is registered;
+     *                                  {@code saveChanges()} throws and writes nothing when the stream does not exist,
+     *                                  is shorter, or was already compacted past {@code throughVersion}
+     */
+    void compactStream(Class<?> aggregateType, String streamId, long throughVersion, boolean keepReplaced);
+
+    /** {@link #compactStream(Class, String, long, boolean)}, keeping the replaced events in the archive. */
+    default void compactStream(Class<?> aggregateType, String streamId, long throughVersion) {
+        compactStream(aggregateType, streamId, throughVersion, true);
+    }
+
+    /**
      * These operations, with {@code metadata} over the session's for every append made through what this returns:
      * per-append correlation, causation or headers.
      */

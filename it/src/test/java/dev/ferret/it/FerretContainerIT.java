@@ -166,6 +166,22 @@ class FerretContainerIT {
 
     @Test
     @Order(2)
+    void anArchivedStreamLeavesTheLiveLogAndItsProjectionDecidesWhatItsDocumentBecomes() throws Exception {
+        assertThat(post("/ferret-main/api/orders/o-arc?customer=fay").statusCode()).isEqualTo(202);
+        assertThat(get("/ferret-main/api/orders/o-arc?nonStale=true").statusCode()).isEqualTo(200);
+        assertThat(post("/ferret-main/api/streams/o-arc/archive").statusCode()).isEqualTo(202);
+        assertThat(get("/ferret-main/api/streams/o-arc").body())
+                .isEqualTo("{\"live\":[2],\"all\":[1,2],\"archived\":true}");
+        // ItOrder deletes its document on StreamArchived, which the daemon applies as any event
+        assertThat(get("/ferret-main/api/orders/o-arc?nonStale=true").statusCode()).isEqualTo(404);
+
+        assertThat(post("/ferret-main/api/streams/o-arc/archive?back=true").statusCode()).isEqualTo(202);
+        assertThat(get("/ferret-main/api/streams/o-arc").body())
+                .isEqualTo("{\"live\":[1,3],\"all\":[1,2,3],\"archived\":false}");
+    }
+
+    @Test
+    @Order(2)
     void healthReportsEveryShard() throws Exception {
         HttpResponse<String> ready = health("/health/ready");
         assertThat(ready.statusCode()).isEqualTo(200);

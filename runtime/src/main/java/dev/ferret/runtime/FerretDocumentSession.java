@@ -10,6 +10,7 @@ import dev.ferret.StreamForWriting;
 import dev.ferret.StreamState;
 import dev.ferret.StreamUnarchived;
 import dev.ferret.daemon.ApplyFailedException;
+import dev.ferret.runtime.dialect.ArchiveSql;
 import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.documents.DocumentMapping;
 import dev.ferret.runtime.events.StreamAppends;
@@ -38,6 +39,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
 
     private final StreamAppends appends;
     private final StreamArchives archives;
+    private final StreamCompactions compactions;
     private final DocumentChanges documentChanges = new DocumentChanges();
     /** What the store's metadata source said as the session opened. */
     private final EventMetadata defaults;
@@ -50,7 +52,9 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         this.metadata = defaults;
         this.appends = new StreamAppends(context.dialect(), context.eventSql(), context.names(), context.eventTypes(),
                 context.serializer(), context.dataSourceOf(tenantId), tenantId, context.partitionedByTenant());
-        this.archives = new StreamArchives(context.dialect().archiveSql(context.names()), tenantId);
+        ArchiveSql archiveSql = context.dialect().archiveSql(context.names());
+        this.archives = new StreamArchives(archiveSql, tenantId, context.eventTypes());
+        this.compactions = new StreamCompactions(context, archiveSql, tenantId);
     }
 
     @Override
@@ -155,6 +159,12 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
             }
 
             @Override
+            public void compactStream(Class<?> aggregateType, String streamId, long throughVersion,
+                                      boolean keepReplaced) {
+                FerretDocumentSession.this.compactStream(aggregateType, streamId, throughVersion, keepReplaced);
+            }
+
+            @Override
             public EventOperations withMetadata(EventMetadata more) {
                 return FerretDocumentSession.this.withMetadata(Objects.requireNonNull(more, "metadata").over(own));
             }
@@ -169,6 +179,15 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     @Override
     public void unarchiveStream(String streamId) {
         move(streamId, false, metadata);
+    }
+
+    @Override
+    public void compactStream(Class<?> aggregateType, String streamId, long throughVersion, boolean keepReplaced) {
+        ensureOpen();
+        IdLimits.requireStreamId(streamId);
+        Objects.requireNonNull(aggregateType, "aggregateType");
+        compactions.add(store.streamAggregates().of(aggregateType).snapshot(), streamId, throughVersion,
+                keepReplaced);
     }
 
     /** Buffers the move and its marker event, which is appended after every move of the save. */
@@ -205,7 +224,8 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         List<EventEnvelope> events = fetchStream(streamId);
         long version = events.isEmpty() ? 0 : events.get(events.size() - 1).version();
         return new Fetched<>(streamId, version,
-                Optional.ofNullable(StreamAggregates.foldAll(definition.snapshot(), streamId, events)));
+                Optional.ofNullable(StreamAggregates.foldAll(definition.snapshot(), streamId, events,
+                        context.serializer())));
     }
 
     /**
@@ -286,7 +306,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     @Override
     public void saveChanges() {
         ensureOpen();
-        if (appends.isEmpty() && documentChanges.isEmpty() && archives.isEmpty()) {
+        if (appends.isEmpty() && documentChanges.isEmpty() && archives.isEmpty() && compactions.isEmpty()) {
             return;
         }
         OffsetDateTime now = OffsetDateTime.now(context.clock());
@@ -313,6 +333,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         }
         appends.clear();
         archives.clear();
+        compactions.clear();
         documentChanges.clear();
     }
 
@@ -325,6 +346,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         List<EventEnvelope> inlineEvents = store.inlineAppliers().isEmpty() ? null : new ArrayList<>();
         // first: the marker events the appends carry stay live
         archives.write(c);
+        compactions.write(c);
         appends.write(c, now, releaseOwnership, inlineEvents);
         if (inlineEvents != null && !inlineEvents.isEmpty()) {
             applyInline(c, inlineEvents);
@@ -344,6 +366,7 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         // the owner commits or rolls back; either way this unit of work is spent
         appends.clear();
         archives.clear();
+        compactions.clear();
         documentChanges.clear();
     }
 

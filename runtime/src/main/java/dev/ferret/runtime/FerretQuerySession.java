@@ -191,7 +191,7 @@ class FerretQuerySession implements QuerySession {
         Snapshot<T> snapshot = store.streamAggregates().of(type).snapshot();
         List<EventEnvelope> events = fetchStream(streamId);
         List<EventEnvelope> folded = events.stream().takeWhile(upTo).toList();
-        return Optional.ofNullable(StreamAggregates.foldAll(snapshot, streamId, folded));
+        return Optional.ofNullable(StreamAggregates.foldAll(snapshot, streamId, folded, context.serializer()));
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.ferret.DatabaseException;
 import dev.ferret.JsonSerializer;
 import dev.ferret.StoreOptions;
 import dev.ferret.StreamArchived;
+import dev.ferret.StreamCompacted;
 import dev.ferret.StreamUnarchived;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.DaemonSettings;
@@ -170,11 +171,17 @@ final class StoreAssembly {
         }
     }
 
-    /** The marker events stream archiving appends: every store reads them, whether or not it archives. */
+    /**
+     * The events stream archiving and compacting write: every store reads them, whether or not it archives or
+     * compacts.
+     */
     private static Map<String, Class<?>> withArchiveMarkers(Map<String, Class<?>> registered) {
-        Map<String, Class<?>> all = new LinkedHashMap<>(registered);
-        all.putIfAbsent(StreamArchived.ALIAS, StreamArchived.class);
-        all.putIfAbsent(StreamUnarchived.ALIAS, StreamUnarchived.class);
+        // first, so that they are written under these aliases even when the application registers them too
+        Map<String, Class<?>> all = new LinkedHashMap<>();
+        all.put(StreamArchived.ALIAS, StreamArchived.class);
+        all.put(StreamUnarchived.ALIAS, StreamUnarchived.class);
+        all.put(StreamCompacted.ALIAS, StreamCompacted.class);
+        registered.forEach(all::putIfAbsent);
         return all;
     }
 }

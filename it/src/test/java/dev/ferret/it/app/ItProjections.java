@@ -1,6 +1,7 @@
 package dev.ferret.it.app;
 
 import dev.ferret.EventUpcast;
+import dev.ferret.StreamArchived;
 import dev.ferret.cdi.AsyncProjection;
 import dev.ferret.projections.CompositeProjection;
 import dev.ferret.projections.MultiStreamProjection;
@@ -17,7 +18,13 @@ public class ItProjections {
     Snapshot<ItOrder> orders() {
         return Snapshot.of(ItOrder.class)
                 .create(ItEvents.Placed.class, (id, e) -> new ItOrder(id, e.customer(), 1))
-                .raiseSideEffects((doc, event, fx) -> fx.publish(new ItEvents.Announced(doc.id())));
+                .deleteOn(StreamArchived.class)
+                .raiseSideEffects((doc, event, fx) -> {
+                    // null once StreamArchived deleted it: nothing to announce
+                    if (doc != null) {
+                        fx.publish(new ItEvents.Announced(doc.id()));
+                    }
+                });
     }
 
     /** A two-stage composite: customers from orders, then their tier from what stage 1 wrote. */

@@ -4,6 +4,7 @@ import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
 import dev.ferret.EventEnvelope;
 import dev.ferret.QuerySession;
+import dev.ferret.StreamState;
 import dev.ferret.daemon.DaemonStatus;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -151,6 +152,34 @@ public class ItResource {
         try (QuerySession session = store.querySession()) {
             return session.load(ItOrder.class, id).map(o -> Response.ok(o).build())
                     .orElse(Response.status(404).build());
+        }
+    }
+
+    /** Archives a stream, or brings it back ({@code back}), in a unit of work of its own. */
+    @POST
+    @Path("streams/{id}/archive")
+    public Response archive(@PathParam("id") String id, @QueryParam("back") @DefaultValue("false") boolean back) {
+        try (DocumentSession session = store.openSession()) {
+            if (back) {
+                session.events().unarchiveStream(id);
+            } else {
+                session.events().archiveStream(id);
+            }
+            session.saveChanges();
+        }
+        return Response.accepted().build();
+    }
+
+    /** A stream's live versions, all its versions (archived too) and its archived mark. */
+    @GET
+    @Path("streams/{id}")
+    public Map<String, Object> stream(@PathParam("id") String id) {
+        try (QuerySession session = store.querySession()) {
+            Map<String, Object> result = new LinkedHashMap<>();
+            result.put("live", session.fetchStream(id).stream().map(EventEnvelope::version).toList());
+            result.put("all", session.fetchStream(id, true).stream().map(EventEnvelope::version).toList());
+            result.put("archived", session.fetchStreamState(id).map(StreamState::archived).orElse(false));
+            return result;
         }
     }
 

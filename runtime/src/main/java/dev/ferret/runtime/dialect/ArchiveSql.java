@@ -1,7 +1,7 @@
 package dev.ferret.runtime.dialect;
 
 /**
- * The statements of stream archiving. A stream's events move between the live table and the archive table with
+ * The statements of stream archiving and compacting. A stream's events move between the live table and the archive table with
  * their sequence numbers, while the stream's row is locked by {@code markStream} (run first), so no append to the
  * stream commits between a copy and its delete.
  *
@@ -17,10 +17,21 @@ package dev.ferret.runtime.dialect;
  * @param deleteFromArchive    (tenant_id, stream_id, marker type): deletes them from the archive
  * @param selectStreamWithArchived (tenant_id, stream_id, tenant_id, stream_id) -&gt; the event columns of
  *                             {@link EventSql#selectStreamEvents}, live and archived, in version order
+ * @param lockStream           (tenant_id, id) -&gt; rows updated: locks the stream's row until the transaction ends,
+ *                             changing nothing; 0 when the stream does not exist
+ * @param selectThrough        (tenant_id, stream_id, version) -&gt; the event columns of the stream's live events up
+ *                             to that version, in version order
+ * @param copyReplacedToArchive (tenant_id, stream_id, version, compacted type): copies the live events up to that
+ *                             version into the archive, but earlier snapshots (whose originals are there already)
+ * @param deleteReplaced       (tenant_id, stream_id, version): deletes the live events below that version
+ * @param replaceWithSnapshot  (id, type, data, tenant_id, stream_id, version): turns the live event at that version
+ *                             into the snapshot, keeping its numbers and timestamp
  */
 public record ArchiveSql(String markStream, String copyToArchive, String deleteFromLive,
                          String copyMarkersToArchive, String deleteMarkersFromLive, String copyToLive,
-                         String deleteFromArchive, String selectStreamWithArchived) {
+                         String deleteFromArchive, String selectStreamWithArchived, String lockStream,
+                         String selectThrough, String copyReplacedToArchive, String deleteReplaced,
+                         String replaceWithSnapshot) {
 
     /** Every column of an event row, the sequence number first. */
     static final String ROW = "seq_id, id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq,"
@@ -29,8 +40,11 @@ public record ArchiveSql(String markStream, String copyToArchive, String deleteF
     static final String READ = "seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id,"
             + " causation_id, headers";
 
-    /** The statements for engines whose identity column takes explicit values (H2, PostgreSQL). */
-    static ArchiveSql portable(TableNames t) {
+    /**
+     * The statements for engines whose identity column takes explicit values (H2, PostgreSQL); {@code json} is how
+     * the engine takes a JSON text parameter.
+     */
+    public static ArchiveSql portable(TableNames t, String json) {
         return new ArchiveSql(
                 "UPDATE " + t.streams() + " SET archived = ? WHERE tenant_id = ? AND id = ?",
                 copy(t.events(), t.eventsArchive(), ""),
@@ -39,7 +53,8 @@ public record ArchiveSql(String markStream, String copyToArchive, String deleteF
                 "DELETE FROM " + t.events() + " WHERE tenant_id = ? AND stream_id = ?" + MARKERS,
                 copy(t.eventsArchive(), t.events(), NOT_MARKERS),
                 "DELETE FROM " + t.eventsArchive() + " WHERE tenant_id = ? AND stream_id = ?" + NOT_MARKERS,
-                withArchived(t));
+                withArchived(t), lockStream(t), selectThrough(t), copyReplaced(t), deleteReplaced(t),
+                replaceWithSnapshot(t, json));
     }
 
     /** The rows of the marker type bound last. */
@@ -51,6 +66,28 @@ public record ArchiveSql(String markStream, String copyToArchive, String deleteF
     public static String copy(String from, String to, String which) {
         return "INSERT INTO " + to + " (" + ROW + ") SELECT " + ROW + " FROM " + from
                 + " WHERE tenant_id = ? AND stream_id = ?" + which;
+    }
+
+    public static String lockStream(TableNames t) {
+        return "UPDATE " + t.streams() + " SET version = version WHERE tenant_id = ? AND id = ?";
+    }
+
+    public static String selectThrough(TableNames t) {
+        return "SELECT " + READ + " FROM " + t.events() + " WHERE tenant_id = ? AND stream_id = ? AND version <= ?"
+                + " ORDER BY version";
+    }
+
+    public static String copyReplaced(TableNames t) {
+        return copy(t.events(), t.eventsArchive(), " AND version <= ?" + NOT_MARKERS);
+    }
+
+    public static String deleteReplaced(TableNames t) {
+        return "DELETE FROM " + t.events() + " WHERE tenant_id = ? AND stream_id = ? AND version < ?";
+    }
+
+    public static String replaceWithSnapshot(TableNames t, String json) {
+        return "UPDATE " + t.events() + " SET id = ?, type = ?, data = " + json + ", correlation_id = NULL,"
+                + " causation_id = NULL, headers = NULL WHERE tenant_id = ? AND stream_id = ? AND version = ?";
     }
 
     /** A stream's live and archived events, in version order. */

@@ -43,10 +43,8 @@ public interface Dialect {
 
     EventSql eventSql(TableNames names);
 
-    /** The statements that archive streams and read their archived events. */
-    default ArchiveSql archiveSql(TableNames names) {
-        return ArchiveSql.portable(names);
-    }
+    /** The statements that archive and compact streams and read their archived events. */
+    ArchiveSql archiveSql(TableNames names);
 
     DocumentSql documentSql(TableNames names, String documentName);
 

@@ -22,11 +22,14 @@ public final class StreamArchives {
 
     private final ArchiveSql sql;
     private final String tenantId;
+    /** The alias {@link StreamArchived} events are stored under. */
+    private final String markerType;
     private final List<Move> moves = new ArrayList<>();
 
-    public StreamArchives(ArchiveSql sql, String tenantId) {
+    public StreamArchives(ArchiveSql sql, String tenantId, EventTypes types) {
         this.sql = sql;
         this.tenantId = tenantId;
+        this.markerType = types.aliasOf(StreamArchived.class);
     }
 
     /** Buffers the archiving ({@code archive}) or unarchiving of {@code streamId}, an id already checked. */
@@ -60,10 +63,10 @@ public final class StreamArchives {
             } else {
                 // the markers of earlier archivings change places with the rest: a rebuild after unarchiving sees
                 // the stream as if it had never been archived
-                run(c, sql.copyMarkersToArchive(), move.streamId(), StreamArchived.ALIAS);
-                run(c, sql.deleteMarkersFromLive(), move.streamId(), StreamArchived.ALIAS);
-                run(c, sql.copyToLive(), move.streamId(), StreamArchived.ALIAS);
-                run(c, sql.deleteFromArchive(), move.streamId(), StreamArchived.ALIAS);
+                run(c, sql.copyMarkersToArchive(), move.streamId(), markerType);
+                run(c, sql.deleteMarkersFromLive(), move.streamId(), markerType);
+                run(c, sql.copyToLive(), move.streamId(), markerType);
+                run(c, sql.deleteFromArchive(), move.streamId(), markerType);
             }
         }
     }
@@ -78,12 +81,12 @@ public final class StreamArchives {
     }
 
     /** Runs {@code statement} for the stream, and the marker type when it takes one. */
-    private void run(Connection c, String statement, String streamId, String markerType) throws SQLException {
+    private void run(Connection c, String statement, String streamId, String type) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(statement)) {
             ps.setString(1, tenantId);
             ps.setString(2, streamId);
-            if (markerType != null) {
-                ps.setString(3, markerType);
+            if (type != null) {
+                ps.setString(3, type);
             }
             ps.executeUpdate();
         }

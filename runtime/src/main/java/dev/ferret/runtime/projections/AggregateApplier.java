@@ -1,6 +1,8 @@
 package dev.ferret.runtime.projections;
 
 import dev.ferret.EventEnvelope;
+import dev.ferret.JsonSerializer;
+import dev.ferret.StreamCompacted;
 import dev.ferret.projections.AggregateProjection;
 import dev.ferret.projections.MultiStreamProjection;
 import dev.ferret.runtime.context.StoreContext;
@@ -35,6 +37,8 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
     private final Map<Class<?>, Function<Object, Collection<?>>> routes;
     private final Set<String> aliases = new HashSet<>();
     private final AggregateProjection.SideEffectRaiser<T> raiser;
+    /** Reads the state a compacted stream's snapshot holds. */
+    private final JsonSerializer serializer;
     /** Set at assembly, before any shard runs, when another registration writes the same document type. */
     private boolean sharesItsDocuments;
 
@@ -50,6 +54,11 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
         for (Class<?> type : projection.handledEventTypes()) {
             aliases.add(context.eventTypes().aliasOf(type));
         }
+        if (routes == null) {
+            // a snapshot folds its stream; a compacted stream starts from the snapshot of its fold
+            aliases.add(context.eventTypes().aliasOf(StreamCompacted.class));
+        }
+        this.serializer = context.serializer();
     }
 
 
@@ -194,6 +203,7 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
         }
     }
 
+    /** Whether the projection's own handlers take {@code event}: side effects are raised only for those. */
     private boolean handles(EventEnvelope event) {
         Class<?> type = event.data().getClass();
         return creators.containsKey(type) || appliers.containsKey(type) || deleters.contains(type);
@@ -206,6 +216,6 @@ final class AggregateApplier<T> extends ProjectionBackedApplier {
 
     /** The document after {@code event}: a new instance, the same one, or null when it is deleted. */
     private T fold(String id, T current, EventEnvelope event) {
-        return StreamAggregates.fold(projection, id, current, event);
+        return StreamAggregates.fold(projection, id, current, event, serializer);
     }
 }

@@ -1,6 +1,8 @@
 package dev.ferret.runtime.projections;
 
 import dev.ferret.EventEnvelope;
+import dev.ferret.JsonSerializer;
+import dev.ferret.StreamCompacted;
 import dev.ferret.projections.AggregateProjection;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.projections.Projection;
@@ -63,10 +65,11 @@ public final class StreamAggregates {
     }
 
     /** {@code events} of stream {@code id} folded in order from nothing; null when they delete it or make none. */
-    public static <T> T foldAll(AggregateProjection<T, ?> projection, String id, List<EventEnvelope> events) {
+    public static <T> T foldAll(AggregateProjection<T, ?> projection, String id, List<EventEnvelope> events,
+                                JsonSerializer serializer) {
         T state = null;
         for (EventEnvelope event : events) {
-            state = fold(projection, id, state, event);
+            state = fold(projection, id, state, event, serializer);
         }
         return state;
     }
@@ -74,11 +77,18 @@ public final class StreamAggregates {
     /**
      * One event folded into {@code current} (null: no document yet): a deleting event gives null, a creating event
      * on nothing a new document, an applying event on a document the next one; events it does not handle change
-     * nothing.
+     * nothing. A {@link StreamCompacted} snapshot of this projection is the state it holds, whatever came before.
      *
      * @throws IllegalStateException when a handler returns null (deleting is {@code deleteOn}'s job)
      */
-    static <T> T fold(AggregateProjection<T, ?> projection, String id, T current, EventEnvelope event) {
+    static <T> T fold(AggregateProjection<T, ?> projection, String id, T current, EventEnvelope event,
+                      JsonSerializer serializer) {
+        if (event.data() instanceof StreamCompacted compacted) {
+            if (!compacted.projection().equals(projection.name())) {
+                return current;
+            }
+            return compacted.state() == null ? null : serializer.fromJson(compacted.state(), projection.documentType());
+        }
         Class<?> type = event.data().getClass();
         if (projection.deleters().contains(type)) {
             return null;

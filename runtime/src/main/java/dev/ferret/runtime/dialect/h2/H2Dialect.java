@@ -4,6 +4,7 @@ import dev.ferret.DatabaseEngine;
 import dev.ferret.IdLimits;
 import dev.ferret.StoreOptions;
 import dev.ferret.runtime.dialect.AppendedRange;
+import dev.ferret.runtime.dialect.ArchiveSql;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.DocumentIndexSql;
@@ -164,6 +165,11 @@ public final class H2Dialect implements Dialect {
                         + "  last_modified TIMESTAMP WITH TIME ZONE NOT NULL,\n"
                         + "  PRIMARY KEY (tenant_id, id)\n"
                         + ")"));
+    }
+
+    @Override
+    public ArchiveSql archiveSql(TableNames t) {
+        return ArchiveSql.portable(t, "? FORMAT JSON");
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.ferret.DatabaseEngine;
 import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
 import dev.ferret.runtime.dialect.AppendedRange;
+import dev.ferret.runtime.dialect.ArchiveSql;
 import dev.ferret.runtime.dialect.CommitSignals;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
@@ -138,6 +139,11 @@ public final class PostgresDialect implements Dialect {
                         + "  last_modified timestamptz NOT NULL,\n"
                         + "  PRIMARY KEY (tenant_id, id)\n"
                         + ") WITH (fillfactor = " + DOCUMENT_FILL_FACTOR + ")"));
+    }
+
+    @Override
+    public ArchiveSql archiveSql(TableNames t) {
+        return ArchiveSql.portable(t, "?::jsonb");
     }
 
     @Override

@@ -28,6 +28,7 @@ final class SqlServerArchive {
                         + "THROW;\n"
                         + "END CATCH",
                 "DELETE FROM " + t.eventsArchive() + " WHERE tenant_id = ? AND stream_id = ?" + ArchiveSql.NOT_MARKERS,
-                ArchiveSql.withArchived(t));
+                ArchiveSql.withArchived(t), ArchiveSql.lockStream(t), ArchiveSql.selectThrough(t),
+                ArchiveSql.copyReplaced(t), ArchiveSql.deleteReplaced(t), ArchiveSql.replaceWithSnapshot(t, "?"));
     }
 }
