@@ -16,4 +16,12 @@ public interface SideEffects {
 
     /** An event to append to {@code streamId}, for the tenant of the event being applied. */
     void appendEvent(String streamId, Object event);
+
+    /**
+     * Archives {@code streamId} of the tenant of the event being applied, in the page's transaction (exactly once,
+     * with the page), as {@code events().archiveStream} does: for example when the event closes the stream. Its
+     * events move to the archive before the page's raised events are appended, and a {@code StreamArchived} event
+     * follows. The stream must exist: archiving one that does not fails the page.
+     */
+    void archiveStream(String streamId);
 }

@@ -4,6 +4,7 @@ import dev.ferret.DatabaseEngine;
 import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
 import dev.ferret.EventMetadata;
+import dev.ferret.EventOperations;
 import dev.ferret.EventMetadataSource;
 import dev.ferret.IdLimits;
 import dev.ferret.QuerySession;
@@ -100,9 +101,13 @@ public final class FerretDocumentStore implements DocumentStore {
                       List<Runnable> afterTransaction) throws SQLException {
         Map<String, FerretDocumentSession> sessions = new LinkedHashMap<>();
         for (PageBatch.RaisedEvent event : raised) {
-            sessions.computeIfAbsent(event.tenantId(), tenant -> new FerretDocumentSession(this, tenant,
-                    EventMetadata.NONE)).events().withMetadata(event.metadata())
-                    .append(event.streamId(), event.event());
+            EventOperations events = sessions.computeIfAbsent(event.tenantId(), tenant -> new FerretDocumentSession(
+                    this, tenant, EventMetadata.NONE)).events().withMetadata(event.metadata());
+            if (event.event() instanceof PageBatch.ArchiveStream) {
+                events.archiveStream(event.streamId());
+            } else {
+                events.append(event.streamId(), event.event());
+            }
         }
         for (FerretDocumentSession session : sessions.values()) {
             session.writeWithin(c, now, afterTransaction);

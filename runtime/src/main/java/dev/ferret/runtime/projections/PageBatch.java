@@ -2,6 +2,7 @@ package dev.ferret.runtime.projections;
 
 import dev.ferret.EventEnvelope;
 import dev.ferret.EventMetadata;
+import dev.ferret.IdLimits;
 import dev.ferret.daemon.ChangeSet;
 import dev.ferret.projections.DocumentOperations;
 import dev.ferret.projections.SideEffects;
@@ -70,6 +71,10 @@ public final class PageBatch {
     public record RaisedEvent(String tenantId, String streamId, Object event, EventMetadata metadata) {
     }
 
+    /** The {@link RaisedEvent#event()} of a stream a projection archives rather than appends to. */
+    public record ArchiveStream() {
+    }
+
     /** A message a projection published while applying the event at {@code sequence}, for the page's outbox rows. */
     public record PublishedMessage(String tenantId, long sequence, Object message) {
     }
@@ -87,6 +92,12 @@ public final class PageBatch {
             @Override
             public void appendEvent(String streamId, Object event) {
                 raisedEvents.add(new RaisedEvent(tenantId, streamId, Objects.requireNonNull(event, "event"),
+                        cause.metadata().withCausationId(cause.eventId().toString())));
+            }
+
+            @Override
+            public void archiveStream(String streamId) {
+                raisedEvents.add(new RaisedEvent(tenantId, IdLimits.requireStreamId(streamId), new ArchiveStream(),
                         cause.metadata().withCausationId(cause.eventId().toString())));
             }
         };

@@ -2,6 +2,7 @@ package dev.ferret.runtime.daemon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.ferret.DatabaseEngine;
 import dev.ferret.DocumentSession;
@@ -241,6 +242,59 @@ class StreamArchiveConformanceTest {
                     assertThat(query.fetchStream("old", true)).hasSize(3);
                     assertThat(query.fetchStreamState("old")).get().extracting(StreamState::archived)
                             .isEqualTo(true);
+                }
+            }
+        }
+    }
+
+    /** The event that closes a stream: the projection archives it. */
+    public record Closed(String reason) {
+    }
+
+    @ParameterizedTest(name = "partitioned by tenant: {0}")
+    @ValueSource(booleans = {false, true})
+    void aProjectionArchivesTheStreamItsEventClosesWithItsPage(boolean partitioned) {
+        try (TestDatabase db = TestDatabase.create("archivefx" + partitioned)) {
+            StoreOptions options = DaemonFixtures.fastDaemon(db);
+            options.events().partitionByTenant(partitioned).register(Closed.class);
+            options.projections().add(Snapshot.of("Closing", Count.class)
+                    .create(Tick.class, (id, e) -> new Count(id, 1))
+                    .apply(Tick.class, (doc, e) -> new Count(doc.id(), doc.ticks() + 1))
+                    .apply(Closed.class, (doc, e) -> doc)
+                    .deleteOn(StreamArchived.class)
+                    .raiseSideEffects((doc, event, fx) -> {
+                        if (event.data() instanceof Closed) {
+                            fx.archiveStream(event.streamId());
+                        }
+                    }), Lifecycle.ASYNC);
+            try (DocumentStore store = Ferret.createStore(options)) {
+                append(store, partitioned, "open", 2);
+                append(store, partitioned, "shut", 3);
+                try (DocumentSession session = session(store, partitioned)) {
+                    session.events().append("shut", new Closed("done"));
+                    session.saveChanges();
+                }
+                // the page that applied Closed archived the stream; the StreamArchived it appended deletes the document
+                await().atMost(WAIT).untilAsserted(() -> {
+                    store.waitForNonStaleProjectionData(WAIT);
+                    try (QuerySession query = query(store, partitioned)) {
+                        assertThat(query.fetchStream("shut")).extracting(EventEnvelope::version).containsExactly(5L);
+                        assertThat(query.load(Count.class, "shut")).isEmpty();
+                        assertThat(query.fetchStreamState("shut")).get().extracting(StreamState::archived)
+                                .isEqualTo(true);
+                        assertThat(query.load(Count.class, "open")).get().extracting(Count::ticks).isEqualTo(2L);
+                    }
+                });
+                assertThat(rows(db, "pc_events_archive", "shut")).isEqualTo(4);
+                // a rebuild writes no side effects: nothing is archived again
+                if (partitioned) {
+                    store.daemon().rebuild("Closing", "acme", WAIT, p -> { });
+                } else {
+                    store.daemon().rebuild("Closing", WAIT);
+                }
+                assertThat(rows(db, "pc_events_archive", "shut")).isEqualTo(4);
+                try (QuerySession query = query(store, partitioned)) {
+                    assertThat(query.fetchStream("shut")).hasSize(1);
                 }
             }
         }
