@@ -331,6 +331,12 @@ SELECT projection, COUNT(*) FROM public.pc_dead_letters GROUP BY projection
 -- deadLetters.delete
 DELETE FROM public.pc_dead_letters WHERE projection = ? AND id = ?
 
+-- replica.primaryPosition
+SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint
+
+-- replica.replayedPosition
+SELECT pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0')::bigint
+
 -- documents.jsonText(customer.address.city)
 (data #>> '{customer,address,city}')
 

@@ -27,9 +27,14 @@ public final class StoreOptions {
     /** The default of {@link Events#appendLockTimeout}. */
     public static final Duration DEFAULT_APPEND_LOCK_TIMEOUT = Duration.ofSeconds(10);
 
+    /** The default of {@link #replicaCatchUpTimeout}. */
+    public static final Duration DEFAULT_REPLICA_CATCH_UP_TIMEOUT = Duration.ofSeconds(1);
+
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
     private DataSource dataSource;
+    private DataSource replica;
+    private Duration replicaCatchUpTimeout = DEFAULT_REPLICA_CATCH_UP_TIMEOUT;
     private String connectionUrl;
     private String username;
     private String password;
@@ -48,6 +53,42 @@ public final class StoreOptions {
     /** Uses an existing, ideally pooled, {@code DataSource}; it is not closed with the store. */
     public StoreOptions dataSource(DataSource dataSource) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        return this;
+    }
+
+    /**
+     * A read replica of the store's own database: {@linkplain DocumentStore#querySession query sessions} read
+     * documents, queries and events from it, while units of work, the async daemon, schema apply and progression
+     * stay on the primary. A read that asked for non-stale data reads the replica only when it is proven caught up
+     * (on PostgreSQL: its replay position has passed the primary's WAL position after the wait, waited for up to
+     * {@link #replicaCatchUpTimeout}); elsewhere such reads go to the primary. The data source is the application's
+     * and is not closed with the store, nor counted in the {@link #connectionBudget}.
+     *
+     * @throws ConfigurationException when it is the store's own {@link #dataSource data source}
+     */
+    public StoreOptions replica(DataSource replicaDataSource) {
+        Objects.requireNonNull(replicaDataSource, "replica of tenancy database " + DEFAULT_DATABASE);
+        if (replicaDataSource == dataSource) {
+            throw new ConfigurationException("the replica of database '" + DEFAULT_DATABASE + "' is its primary"
+                    + " data source; pass the data source of a standby, or no replica");
+        }
+        this.replica = replicaDataSource;
+        return this;
+    }
+
+    /**
+     * How long a read that asked for non-stale data waits for a replica to replay up to the primary's position
+     * before it reads the primary instead; default 1 s. Zero checks once and never waits. Only PostgreSQL reports
+     * the positions; elsewhere such reads go to the primary at once.
+     *
+     * @throws ConfigurationException when negative or null
+     */
+    public StoreOptions replicaCatchUpTimeout(Duration timeout) {
+        if (timeout == null || timeout.isNegative()) {
+            throw new ConfigurationException("replicaCatchUpTimeout must be zero or a positive duration, was: "
+                    + timeout);
+        }
+        this.replicaCatchUpTimeout = timeout;
         return this;
     }
 
@@ -147,6 +188,16 @@ public final class StoreOptions {
 
     public DataSource getDataSource() {
         return dataSource;
+    }
+
+    /** The read replica of the store's own database, or null. */
+    public DataSource getReplica() {
+        return replica;
+    }
+
+    /** See {@link #replicaCatchUpTimeout}. */
+    public Duration getReplicaCatchUpTimeout() {
+        return replicaCatchUpTimeout;
     }
 
     public String getConnectionUrl() {
@@ -492,6 +543,7 @@ public final class StoreOptions {
         private final StoreOptions owner;
         private final Map<String, TenantDatabase> databases = new LinkedHashMap<>();
         private final Map<String, String> databaseOfTenant = new LinkedHashMap<>();
+        private final Map<String, DataSource> replicas = new LinkedHashMap<>();
         private TenantResolver resolver;
 
         private Tenancy(StoreOptions owner) {
@@ -534,6 +586,44 @@ public final class StoreOptions {
                         + " 'jdbc:', was: " + (jdbcUrl == null ? "null" : "'" + redact(jdbcUrl) + "'"));
             }
             return add(new TenantDatabase(name, null, jdbcUrl), tenantIds);
+        }
+
+        /**
+         * Gives tenancy database {@code databaseName}, added before by {@link #database}, a read replica: its
+         * tenants' query sessions read there, as {@link StoreOptions#replica} says for the store's own database. The
+         * data source is not closed with the store.
+         *
+         * @throws ConfigurationException naming the database when it was not added (the store's own takes
+         *                                {@link StoreOptions#replica}), already has a replica, or the replica is
+         *                                its primary data source
+         */
+        public Tenancy replica(String databaseName, DataSource replicaDataSource) {
+            requireIdentifier("tenancy database name", databaseName);
+            Objects.requireNonNull(replicaDataSource, "replica of tenancy database " + databaseName);
+            if (DEFAULT_DATABASE.equals(databaseName)) {
+                throw new ConfigurationException("tenancy database '" + DEFAULT_DATABASE + "' is the store's own:"
+                        + " give it a replica with StoreOptions.replica(dataSource)");
+            }
+            TenantDatabase database = databases.get(databaseName);
+            if (database == null) {
+                throw new ConfigurationException("cannot give tenancy database '" + databaseName + "' a replica: no"
+                        + " such database; add it with tenancy().database(...) first (databases: "
+                        + databases.keySet() + ")");
+            }
+            if (replicas.containsKey(databaseName)) {
+                throw new ConfigurationException("tenancy database '" + databaseName + "' is given a replica twice");
+            }
+            if (replicaDataSource == database.dataSource()) {
+                throw new ConfigurationException("the replica of tenancy database '" + databaseName + "' is its"
+                        + " primary data source; pass the data source of a standby, or no replica");
+            }
+            replicas.put(databaseName, replicaDataSource);
+            return this;
+        }
+
+        /** The read replicas of the tenancy databases that have one, by database name. */
+        public Map<String, DataSource> replicas() {
+            return Collections.unmodifiableMap(replicas);
         }
 
         private Tenancy add(TenantDatabase database, String... tenantIds) {

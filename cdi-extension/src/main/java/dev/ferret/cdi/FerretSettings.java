@@ -50,6 +50,12 @@ public final class FerretSettings {
     private static final List<Key> DECLARED = new ArrayList<>();
 
     public static final Key DATASOURCE = key("ferret.datasource", "JNDI name", "`" + DEFAULT_DATASOURCE + "`");
+    public static final Key REPLICA_DATASOURCE = key("ferret.replica-datasource",
+            "JNDI name of a read replica of `ferret.datasource`: query sessions read there, non-stale reads only"
+                    + " once it is proven caught up", "none");
+    public static final Key REPLICA_CATCH_UP_TIMEOUT = key("ferret.replica-catch-up-timeout",
+            "a duration of zero or more: how long a non-stale read waits for a replica to catch up (PostgreSQL)"
+                    + " before it reads the primary", "`PT1S`");
     public static final Key TRANSACTIONS = key("ferret.transactions", "`jta` \\| `jdbc`",
             "`jta` (`jdbc` for a non-transactional data source)");
     public static final Key JOIN_CALLERS_TRANSACTION = key("ferret.transactions.join-callers-transaction",
@@ -73,6 +79,8 @@ public final class FerretSettings {
             "comma list of database names (needs `ferret.events.partition-by-tenant=true`)", "none");
     public static final Key TENANCY_DATASOURCE = key(tenancyKey("<name>", "datasource"),
             "JNDI name of that database's data source", "required per name");
+    public static final Key TENANCY_REPLICA_DATASOURCE = key(tenancyKey("<name>", "replica-datasource"),
+            "JNDI name of a read replica of that database", "none");
     public static final Key TENANCY_TENANTS = key(tenancyKey("<name>", "tenants"),
             "comma list of the tenant ids that live there",
             "required per name, unless a `TenantResolver` bean places tenants");
@@ -111,13 +119,19 @@ public final class FerretSettings {
     }
 
     /**
-     * A database tenants live in, before its data source is looked up.
+     * A database tenants live in, before its data sources are looked up.
      *
-     * @param name       the database's name in the store
-     * @param dataSource the JNDI name of its data source
-     * @param tenants    the tenants that live there
+     * @param name              the database's name in the store
+     * @param dataSource        the JNDI name of its data source
+     * @param tenants           the tenants that live there
+     * @param replicaDataSource the JNDI name of its read replica's data source, or null
      */
-    public record TenancyDatabase(String name, String dataSource, List<String> tenants) {
+    public record TenancyDatabase(String name, String dataSource, List<String> tenants, String replicaDataSource) {
+
+        /** A database without a read replica. */
+        public TenancyDatabase(String name, String dataSource, List<String> tenants) {
+            this(name, dataSource, tenants, null);
+        }
     }
 
     /** How page and unit-of-work transactions are run. */
@@ -129,6 +143,7 @@ public final class FerretSettings {
     }
 
     private final String dataSource;
+    private final String replicaDataSource;
     private final Transactions transactions;
     private final boolean joinCallersTransaction;
     private final String managedExecutor;
@@ -142,6 +157,7 @@ public final class FerretSettings {
 
     private FerretSettings(SettingsReader b) {
         this.dataSource = b.dataSource;
+        this.replicaDataSource = b.replicaDataSource;
         this.transactions = b.transactions;
         this.joinCallersTransaction = b.joinCallersTransaction;
         this.managedExecutor = b.managedExecutor;
@@ -160,6 +176,13 @@ public final class FerretSettings {
     public static FerretSettings read(Function<String, Optional<String>> lookup) {
         SettingsReader b = new SettingsReader(lookup);
         b.dataSource = b.string(DATASOURCE.name()).orElse(DEFAULT_DATASOURCE);
+        b.replicaDataSource = b.string(REPLICA_DATASOURCE.name()).orElse(null);
+        if (b.dataSource.equals(b.replicaDataSource)) {
+            b.problems.add("Ferret configuration: " + REPLICA_DATASOURCE + "=" + b.replicaDataSource + " is refused:"
+                    + " it names the primary's own data source (" + DATASOURCE + "); name a standby's, or none");
+        }
+        b.duration(REPLICA_CATCH_UP_TIMEOUT.name()).ifPresent(v -> b.option(REPLICA_CATCH_UP_TIMEOUT, v,
+                o -> o.replicaCatchUpTimeout(v)));
         b.transactions = b.enumValue(TRANSACTIONS.name(), Transactions.class).orElse(Transactions.JTA);
         b.joinCallersTransaction = b.bool(JOIN_CALLERS_TRANSACTION.name()).orElse(true);
         b.managedExecutor = b.string(MANAGED_EXECUTOR.name()).orElse(DEFAULT_MANAGED_EXECUTOR);
@@ -206,6 +229,11 @@ public final class FerretSettings {
 
     public String dataSource() {
         return dataSource;
+    }
+
+    /** The JNDI name of the read replica of {@link #dataSource()}, or null when query sessions read the primary. */
+    public String replicaDataSource() {
+        return replicaDataSource;
     }
 
     public Transactions transactions() {
@@ -283,6 +311,7 @@ public final class FerretSettings {
         for (TenancyDatabase database : tenancyDatabases) {
             known.add(tenancyKey(database.name(), "datasource"));
             known.add(tenancyKey(database.name(), "tenants"));
+            known.add(tenancyKey(database.name(), "replica-datasource"));
         }
         Set<String> unknown = new TreeSet<>();
         for (String name : names) {

@@ -151,9 +151,17 @@ public class FerretStoreLifecycle {
         if (!tenancyProblems.isEmpty()) {
             throw new ConfigurationException(String.join("; ", tenancyProblems));
         }
+        if (settings.replicaDataSource() != null) {
+            options.replica(lookup(settings.replicaDataSource(), DataSource.class,
+                    FerretSettings.REPLICA_DATASOURCE.name()));
+        }
         for (FerretSettings.TenancyDatabase database : settings.tenancyDatabases()) {
             options.tenancy().database(database.name(), lookup(database.dataSource(), DataSource.class,
                     FerretSettings.tenancyKey(database.name(), "datasource")), database.tenants().toArray(String[]::new));
+            if (database.replicaDataSource() != null) {
+                options.tenancy().replica(database.name(), lookup(database.replicaDataSource(), DataSource.class,
+                        FerretSettings.tenancyKey(database.name(), "replica-datasource")));
+            }
         }
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
         for (Map.Entry<String, String> type : settings.eventTypes().entrySet()) {

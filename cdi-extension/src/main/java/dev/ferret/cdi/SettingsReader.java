@@ -30,6 +30,7 @@ final class SettingsReader {
     final List<FerretSettings.TenancyDatabase> tenancyDatabases = new ArrayList<>();
     private final StoreOptions probe = new StoreOptions();
     String dataSource;
+    String replicaDataSource;
     FerretSettings.Transactions transactions;
     boolean joinCallersTransaction;
     String managedExecutor;
@@ -177,9 +178,16 @@ final class SettingsReader {
                         + " (the JNDI name of its data source)");
                 continue;
             }
+            String replicaKey = FerretSettings.tenancyKey(name, "replica-datasource");
+            String replica = string(replicaKey).orElse(null);
+            if (jndi.get().equals(replica)) {
+                refuse(replicaKey, replica, "it names the primary's own data source (" + dataSourceKey + "); name a"
+                        + " standby's, or none");
+                continue;
+            }
             try {
                 probe.tenancy().database(name, unused, tenants.toArray(String[]::new));
-                tenancyDatabases.add(new FerretSettings.TenancyDatabase(name, jndi.get(), tenants));
+                tenancyDatabases.add(new FerretSettings.TenancyDatabase(name, jndi.get(), tenants, replica));
             } catch (ConfigurationException e) {
                 refuse(tenants.isEmpty() ? tenantsKey : FerretSettings.TENANCY_DATABASES.name(), tenants.isEmpty() ? "" : list,
                         e.getMessage());

@@ -240,4 +240,43 @@ class FerretSettingsTest {
                 "ferret.daemon.polling-interval"))).singleElement().asString()
                 .contains("ferret.daemon.append-fence-timeout").contains("no effect");
     }
+
+    @Test
+    void readReplicasAreReadForTheStoresOwnDatabaseAndEachTenancyDatabase() {
+        FerretSettings settings = read(Map.of(
+                "ferret.datasource", "jdbc/orders",
+                "ferret.replica-datasource", "jdbc/orders-standby",
+                "ferret.replica-catch-up-timeout", "PT0.25S",
+                "ferret.events.partition-by-tenant", "true",
+                "ferret.tenancy.databases", "east, west",
+                "ferret.tenancy.database.east.datasource", "jdbc/east",
+                "ferret.tenancy.database.east.replica-datasource", "jdbc/east-standby",
+                "ferret.tenancy.database.east.tenants", "acme",
+                "ferret.tenancy.database.west.datasource", "jdbc/west",
+                "ferret.tenancy.database.west.tenants", "initech"));
+
+        assertThat(settings.problems()).isEmpty();
+        assertThat(settings.replicaDataSource()).isEqualTo("jdbc/orders-standby");
+        assertThat(settings.applyTo(new StoreOptions()).getReplicaCatchUpTimeout()).isEqualTo(Duration.ofMillis(250));
+        assertThat(settings.tenancyDatabases()).containsExactly(
+                new FerretSettings.TenancyDatabase("east", "jdbc/east", List.of("acme"), "jdbc/east-standby"),
+                new FerretSettings.TenancyDatabase("west", "jdbc/west", List.of("initech")));
+        assertThat(settings.unknownKeys(List.of("ferret.tenancy.database.east.replica-datasource",
+                "ferret.replica-datasource", "ferret.replica-catch-up-timeout"))).isEmpty();
+        assertThat(read(Map.of()).replicaDataSource()).isNull();
+    }
+
+    @Test
+    void aReplicaNamingItsPrimarysDataSourceOrANegativeCatchUpIsRefusedWithItsKey() {
+        assertThat(read(Map.of("ferret.datasource", "jdbc/orders", "ferret.replica-datasource", "jdbc/orders"))
+                .problems()).singleElement().asString().contains("ferret.replica-datasource=jdbc/orders")
+                .contains("primary");
+        assertThat(read(Map.of("ferret.replica-catch-up-timeout", "-PT1S")).problems()).singleElement().asString()
+                .contains("ferret.replica-catch-up-timeout");
+        assertThat(read(Map.of("ferret.events.partition-by-tenant", "true", "ferret.tenancy.databases", "east",
+                "ferret.tenancy.database.east.datasource", "jdbc/east",
+                "ferret.tenancy.database.east.replica-datasource", "jdbc/east",
+                "ferret.tenancy.database.east.tenants", "acme")).problems()).singleElement().asString()
+                .contains("ferret.tenancy.database.east.replica-datasource=jdbc/east").contains("primary");
+    }
 }

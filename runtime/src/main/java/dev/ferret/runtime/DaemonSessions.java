@@ -33,6 +33,6 @@ final class DaemonSessions implements StoreSessions {
 
     @Override
     public QuerySession querySession(String tenantId) {
-        return store.querySession(tenantId);
+        return store.primaryQuerySession(tenantId);
     }
 }

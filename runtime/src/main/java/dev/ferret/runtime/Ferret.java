@@ -12,7 +12,9 @@ import dev.ferret.runtime.engines.Dialects;
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 
@@ -65,18 +67,30 @@ public final class Ferret {
             }
             for (StoreOptions.TenantDatabase database : options.tenancy().databases()) {
                 DataSource reach = pools.dataSourceOf(database);
-                String where = "tenancy database '" + database.name() + "' (" + describe(reach) + ")";
-                DatabaseEngine other = detect(reach, where);
-                if (other != engine) {
-                    throw new ConfigurationException(where + " runs " + other + " but the store's own"
-                            + " database runs " + engine + "; every tenancy database must run the same engine");
-                }
+                requireEngine(engine, reach, "tenancy database '" + database.name() + "' (" + describe(reach) + ")");
+            }
+            Map<String, DataSource> replicas = new LinkedHashMap<>(options.tenancy().replicas());
+            if (options.getReplica() != null) {
+                replicas.put(StoreOptions.DEFAULT_DATABASE, options.getReplica());
+            }
+            for (Map.Entry<String, DataSource> replica : replicas.entrySet()) {
+                requireEngine(engine, replica.getValue(), "the replica of database '" + replica.getKey() + "' ("
+                        + describe(replica.getValue()) + ")");
             }
             return StoreAssembly.assemble(options, dataSource, pools,
                     Dialects.of(engine, options.events().getAppendLockTimeout()), seams);
         } catch (RuntimeException e) {
             pools.close();
             throw e;
+        }
+    }
+
+    /** Connects to {@code dataSource} and checks it runs {@code engine}, as every database of a store must. */
+    private static void requireEngine(DatabaseEngine engine, DataSource dataSource, String where) {
+        DatabaseEngine other = detect(dataSource, where);
+        if (other != engine) {
+            throw new ConfigurationException(where + " runs " + other + " but the store's own database runs "
+                    + engine + "; every database of a store, and every replica, must run the same engine");
         }
     }
 

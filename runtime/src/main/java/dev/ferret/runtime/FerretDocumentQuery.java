@@ -28,6 +28,8 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
     private final FerretQuerySession session;
     private final DocumentMapping<T> mapping;
     private final QuerySql sql;
+    /** The primary's position this query must see, fixed by {@link #queryForNonStaleData}. */
+    private long awaited = ReplicaReads.NOTHING_AWAITED;
 
     FerretDocumentQuery(FerretQuerySession session, DocumentMapping<T> mapping) {
         this.session = session;
@@ -110,6 +112,8 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
     @Override
     public DocumentQuery<T> queryForNonStaleData(Duration timeout) {
         session.store.waitForNonStale(mapping.type(), session.tenantId, timeout);
+        // read now, after the wait: what the shards committed lies below it, so a replica past it shows their work
+        awaited = session.awaitedNow();
         return this;
     }
 
@@ -122,7 +126,7 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
     public long count() {
         session.ensureOpen();
         QuerySql.Rendered count = sql.count();
-        try (Connection c = session.context.dataSourceOf(session.tenantId).getConnection();
+        try (Connection c = session.readSource(awaited).getConnection();
              PreparedStatement ps = c.prepareStatement(count.sql())) {
             count.bind(ps, session.tenantId);
             try (ResultSet rs = ps.executeQuery()) {
@@ -156,7 +160,7 @@ final class FerretDocumentQuery<T> implements DocumentQuery<T> {
 
     private List<T> run(QuerySql.Rendered query) {
         session.ensureOpen();
-        try (Connection c = session.context.dataSourceOf(session.tenantId).getConnection();
+        try (Connection c = session.readSource(awaited).getConnection();
              PreparedStatement ps = c.prepareStatement(query.sql())) {
             query.bind(ps, session.tenantId);
             return session.readDocuments(ps, mapping.type());

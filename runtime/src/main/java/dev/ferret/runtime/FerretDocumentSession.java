@@ -47,7 +47,8 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
     private EventMetadata metadata;
 
     FerretDocumentSession(FerretDocumentStore store, String tenantId, EventMetadata defaults) {
-        super(store, tenantId);
+        // a unit of work reads what it writes: the primary
+        super(store, tenantId, false);
         this.defaults = defaults;
         this.metadata = defaults;
         this.appends = new StreamAppends(context.dialect(), context.eventSql(), context.names(), context.eventTypes(),

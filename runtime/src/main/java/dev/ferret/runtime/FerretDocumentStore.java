@@ -45,11 +45,14 @@ public final class FerretDocumentStore implements DocumentStore {
     private final StreamAggregates streamAggregates;
     private final AsyncDaemon daemon;
     private final EventMetadataSource metadataSource;
+    private final ReplicaReads replicaReads;
 
     FerretDocumentStore(StoreContext context, OwnedPools ownedPools, boolean ownsSerializer,
                         List<String> createdAtStartup, List<ProjectionApplier> inlineAppliers,
-                        StreamAggregates streamAggregates, AsyncDaemon daemon, EventMetadataSource metadataSource) {
+                        StreamAggregates streamAggregates, AsyncDaemon daemon, EventMetadataSource metadataSource,
+                        ReplicaReads replicaReads) {
         this.metadataSource = metadataSource;
+        this.replicaReads = replicaReads;
         this.context = context;
         this.ownedPools = ownedPools;
         this.ownsSerializer = ownsSerializer;
@@ -79,9 +82,19 @@ public final class FerretDocumentStore implements DocumentStore {
         return daemon;
     }
 
+    /** Where query sessions read: the replicas, and when the primaries instead. */
+    ReplicaReads replicaReads() {
+        return replicaReads;
+    }
+
+    /**
+     * {@inheritDoc} Query sessions of a database with a replica read there afterwards only once it is proven to
+     * have replayed what the primary held when the wait ended (see {@link ReplicaReads}).
+     */
     @Override
     public void waitForNonStaleProjectionData(Duration timeout) {
         daemon.waitForNonStale(timeout, shard -> true);
+        replicaReads.storeWideWaitEnded(context.databases().all());
     }
 
     /** Waits for the async shards that write {@code documentType}; of {@code tenantId} alone when partitioned. */
@@ -128,9 +141,15 @@ public final class FerretDocumentStore implements DocumentStore {
         return querySession(StoreOptions.DEFAULT_TENANT);
     }
 
+    /** Reads from the tenant's database's replica when it has one. */
     @Override
     public QuerySession querySession(String tenantId) {
-        return new FerretQuerySession(this, IdLimits.requireTenantId(tenantId));
+        return new FerretQuerySession(this, IdLimits.requireTenantId(tenantId), true);
+    }
+
+    /** A query session that reads the primary: the daemon's after-commit listeners must see what it just committed. */
+    QuerySession primaryQuerySession(String tenantId) {
+        return new FerretQuerySession(this, IdLimits.requireTenantId(tenantId), false);
     }
 
     @Override

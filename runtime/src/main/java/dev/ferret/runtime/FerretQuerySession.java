@@ -25,19 +25,43 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
+import javax.sql.DataSource;
 
-/** Reads for one tenant. Each read borrows a connection for its own duration only. */
+/**
+ * Reads for one tenant. Each read borrows a connection for its own duration only, from the tenant's database or,
+ * for a session that may, from its replica as {@link ReplicaReads} decides.
+ */
 class FerretQuerySession implements QuerySession {
 
     final FerretDocumentStore store;
     final StoreContext context;
     final String tenantId;
+    /** Whether reads may go to a replica; never for a unit of work or the daemon. */
+    private final boolean mayReadReplica;
     private boolean closed;
 
-    FerretQuerySession(FerretDocumentStore store, String tenantId) {
+    FerretQuerySession(FerretDocumentStore store, String tenantId, boolean mayReadReplica) {
         this.store = store;
         this.context = store.context();
         this.tenantId = tenantId;
+        this.mayReadReplica = mayReadReplica;
+    }
+
+    /** Where a read that asked for nothing more goes. */
+    DataSource readSource() {
+        return readSource(ReplicaReads.NOTHING_AWAITED);
+    }
+
+    /** Where a read goes that must see the primary's position {@code awaited} (see {@link #awaitedNow}). */
+    DataSource readSource(long awaited) {
+        return mayReadReplica ? store.replicaReads().forRead(context.databases().of(tenantId), awaited)
+                : context.dataSourceOf(tenantId);
+    }
+
+    /** What a read must see after a non-stale wait that has just ended; nothing when it reads the primary anyway. */
+    long awaitedNow() {
+        return mayReadReplica ? store.replicaReads().awaitedNow(context.databases().of(tenantId))
+                : ReplicaReads.NOTHING_AWAITED;
     }
 
     @Override
@@ -55,7 +79,7 @@ class FerretQuerySession implements QuerySession {
     <T> Optional<T> loadFrom(DocumentMapping<T> mapping, Object id) {
         Class<T> type = mapping.type();
         String key = mapping.idFrom(id);
-        try (Connection c = context.dataSourceOf(tenantId).getConnection();
+        try (Connection c = readSource().getConnection();
              PreparedStatement ps = c.prepareStatement(mapping.sql().load())) {
             ps.setString(1, tenantId);
             ps.setString(2, key);
@@ -79,7 +103,7 @@ class FerretQuerySession implements QuerySession {
         Set<String> unique = new LinkedHashSet<>();
         ids.forEach(id -> unique.add(mapping.idFrom(id)));
         List<String> keys = new ArrayList<>(unique);
-        try (Connection c = context.dataSourceOf(tenantId).getConnection();
+        try (Connection c = readSource().getConnection();
              PreparedStatement ps = c.prepareStatement(mapping.sql().loadMany())) {
             List<T> documents = new ArrayList<>();
             for (int from = 0; from < keys.size(); from += DocumentChanges.MAX_ARRAY_PARAMETER) {
@@ -125,7 +149,7 @@ class FerretQuerySession implements QuerySession {
         ensureOpen();
         IdLimits.requireStreamId(streamId);
         String sql = context.dialect().archiveSql(context.names()).selectStreamWithArchived();
-        try (Connection c = context.dataSourceOf(tenantId).getConnection();
+        try (Connection c = readSource().getConnection();
              PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, tenantId);
             ps.setString(2, streamId);
@@ -147,7 +171,7 @@ class FerretQuerySession implements QuerySession {
 
     /** The events {@code sql} selects for this session's tenant and {@code key}, in its order. */
     private List<EventEnvelope> readEvents(String sql, String key, String what) {
-        try (Connection c = context.dataSourceOf(tenantId).getConnection();
+        try (Connection c = readSource().getConnection();
              PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, tenantId);
             ps.setString(2, key);
@@ -198,7 +222,7 @@ class FerretQuerySession implements QuerySession {
     public Optional<StreamState> fetchStreamState(String streamId) {
         ensureOpen();
         IdLimits.requireStreamId(streamId);
-        try (Connection c = context.dataSourceOf(tenantId).getConnection();
+        try (Connection c = readSource().getConnection();
              PreparedStatement ps = c.prepareStatement(context.eventSql().selectStream())) {
             ps.setString(1, tenantId);
             ps.setString(2, streamId);

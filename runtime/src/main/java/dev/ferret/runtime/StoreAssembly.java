@@ -88,9 +88,11 @@ final class StoreAssembly {
                 seams.executors().apply(Math.max(1, Math.min(settings.getWorkerThreads(),
                         partitionedByTenant ? Integer.MAX_VALUE : async.size()))), seams.retries(), sessions,
                 seams.time(), seams.metrics());
+        ReplicaReads replicaReads = ReplicaReads.of(options, databases,
+                dialect.replicaSql().map(ReplayPositions::of).orElse(null), seams.time());
         FerretDocumentStore store = new FerretDocumentStore(context, ownedPools, ownsSerializer, created, inline,
                 new StreamAggregates(options.projections().registrations()), daemon,
-                options.events().getMetadataSource());
+                options.events().getMetadataSource(), replicaReads);
         sessions.bind(store);
         LOG.info("Ferret store on {} (schema {}, prefix {}) with {} document types, {} async and {} inline"
                         + " projections, daemon {}", dialect.engine(), names.schema(), names.prefix(),

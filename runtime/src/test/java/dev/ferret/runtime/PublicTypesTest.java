@@ -52,6 +52,7 @@ class PublicTypesTest {
             "dev.ferret.runtime.dialect.IndexKeyLimit",
             "dev.ferret.runtime.dialect.OutboxSql",
             "dev.ferret.runtime.dialect.PortableSql",
+            "dev.ferret.runtime.dialect.ReplicaSql",
             "dev.ferret.runtime.dialect.SchemaObject",
             "dev.ferret.runtime.dialect.SchemaSql",
             "dev.ferret.runtime.dialect.SequenceOwnership",

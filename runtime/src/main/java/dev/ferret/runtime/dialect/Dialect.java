@@ -222,6 +222,14 @@ public interface Dialect {
         return Optional.empty();
     }
 
+    /**
+     * How to prove a read replica of this engine has replayed up to a position of its primary; empty where the
+     * engine does not report it (reads that asked for non-stale data then go to the primary).
+     */
+    default Optional<ReplicaSql> replicaSql() {
+        return Optional.empty();
+    }
+
     /** How large a document index key may be here; refused before the write past it. */
     default IndexKeyLimit indexKeyLimit() {
         return IndexKeyLimit.NONE;

@@ -57,6 +57,7 @@ class DialectGoldenTest {
         addRecord(statements, "daemon.", dialect.daemonSql(names));
         addRecord(statements, "outbox.", dialect.outboxSql(names));
         addRecord(statements, "deadLetters.", dialect.deadLetterSql(names));
+        dialect.replicaSql().ifPresent(replica -> addRecord(statements, "replica.", replica));
         statements.put("documents.jsonText(customer.address.city)",
                 dialect.jsonText(names, List.of("customer", "address", "city")));
         statements.put("documents.jsonNumber(total)", dialect.jsonNumber(names, List.of("total")));

@@ -14,6 +14,7 @@ import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.IndexKeyLimit;
 import dev.ferret.runtime.dialect.OutboxSql;
 import dev.ferret.runtime.dialect.PortableSql;
+import dev.ferret.runtime.dialect.ReplicaSql;
 import dev.ferret.runtime.dialect.SchemaObject;
 import dev.ferret.runtime.dialect.SchemaSql;
 import dev.ferret.runtime.dialect.SequenceOwnership;
@@ -309,6 +310,13 @@ public final class PostgresDialect implements Dialect {
     @Override
     public IndexKeyLimit indexKeyLimit() {
         return INDEX_KEY_LIMIT;
+    }
+
+    @Override
+    public Optional<ReplicaSql> replicaSql() {
+        // byte offsets from the log's origin: numbers the runtime compares and keeps without asking the server again
+        return Optional.of(new ReplicaSql("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint",
+                "SELECT pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0')::bigint"));
     }
 
     @Override
