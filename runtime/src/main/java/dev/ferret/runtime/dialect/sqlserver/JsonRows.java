@@ -13,6 +13,8 @@ import java.util.List;
  */
 final class JsonRows {
 
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
     private JsonRows() {
     }
 
@@ -28,7 +30,7 @@ final class JsonRows {
                         + " values, column " + columns.get(0).name() + " " + rows + ": the rows must line up");
             }
         }
-        StringBuilder json = new StringBuilder(64 * rows * Math.max(1, columns.size())).append('[');
+        StringBuilder json = new StringBuilder(2 + 128 * rows).append('[');
         for (int row = 0; row < rows; row++) {
             json.append(row == 0 ? "{" : ",{");
             for (int c = 0; c < columns.size(); c++) {
@@ -64,20 +66,21 @@ final class JsonRows {
      */
     static void appendString(StringBuilder json, String value) {
         json.append('"');
+        // runs of characters that need no escape are copied whole: an event's JSON is mostly such runs
+        int run = 0;
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
+            if (c >= 0x20 && c != '"' && c != '\\') {
+                continue;
+            }
+            json.append(value, run, i);
             switch (c) {
                 case '"' -> json.append("\\\"");
                 case '\\' -> json.append("\\\\");
-                default -> {
-                    if (c < 0x20) {
-                        json.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        json.append(c);
-                    }
-                }
+                default -> json.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xF]);
             }
+            run = i + 1;
         }
-        json.append('"');
+        json.append(value, run, value.length()).append('"');
     }
 }
