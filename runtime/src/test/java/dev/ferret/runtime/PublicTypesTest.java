@@ -41,6 +41,7 @@ class PublicTypesTest {
             "dev.ferret.runtime.daemon.hwm.TenantMarks",
             "dev.ferret.runtime.dialect.AdvisoryLockKeys",
             "dev.ferret.runtime.dialect.AppendedRange",
+            "dev.ferret.runtime.dialect.ArrayColumn",
             "dev.ferret.runtime.dialect.CommitSignals",
             "dev.ferret.runtime.dialect.DaemonSql",
             "dev.ferret.runtime.dialect.DeadLetterSql",
