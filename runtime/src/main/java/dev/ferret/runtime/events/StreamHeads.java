@@ -36,9 +36,9 @@ final class StreamHeads {
 
     /**
      * Moves the head of every appended stream and returns, per append in call order, the versions it writes. Where
-     * the engine takes arrays and no stream is appended twice, in a constant number of statements: the appends to
-     * any version in one multi-row upsert, new streams in one batch of inserts, expected versions in one batch of
-     * conditional updates. Otherwise one statement per append, in call order.
+     * no stream is appended twice, in a constant number of statements: the appends to any version in one multi-row
+     * upsert (its rows bound by {@link Dialect#bindColumns}), new streams in one batch of inserts, expected versions in
+     * one batch of conditional updates. Otherwise one statement per append, in call order.
      */
     List<AppendedRange> write(Connection c, List<StreamAppend> appends, OffsetDateTime now) throws SQLException {
         List<AppendedRange> ranges = new ArrayList<>(appends.size());
