@@ -159,6 +159,9 @@ INSERT INTO dbo.pc_streams (id, tenant_id, type, version, timestamp, created) VA
 -- events.upsertStream
 MERGE dbo.pc_streams WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?, ?, ?, ?)) AS source (id, tenant_id, type, version, timestamp, created) ON target.tenant_id = source.tenant_id COLLATE Latin1_General_100_BIN2 AND target.id = source.id COLLATE Latin1_General_100_BIN2 WHEN MATCHED THEN UPDATE SET target.version = target.version + source.version, target.timestamp = source.timestamp WHEN NOT MATCHED THEN INSERT (id, tenant_id, type, version, timestamp, created) VALUES (source.id, source.tenant_id, source.type, source.version, source.timestamp, source.created) OUTPUT inserted.version;
 
+-- events.upsertStreamsOfMany
+MERGE dbo.pc_streams WITH (HOLDLOCK) AS target USING (SELECT ? AS tenant_id, ? AS timestamp, ? AS created, s.id, s.type, s.n FROM OPENJSON(?) WITH (id NVARCHAR(250), type NVARCHAR(MAX), n BIGINT) AS s) AS source ON target.tenant_id = source.tenant_id COLLATE Latin1_General_100_BIN2 AND target.id = source.id COLLATE Latin1_General_100_BIN2 WHEN MATCHED THEN UPDATE SET target.version = target.version + source.n, target.timestamp = source.timestamp WHEN NOT MATCHED THEN INSERT (id, tenant_id, type, version, timestamp, created) VALUES (source.id, source.tenant_id, source.type, source.n, source.timestamp, source.created) OUTPUT inserted.id, inserted.version;
+
 -- events.advanceStream
 UPDATE dbo.pc_streams SET version = ?, timestamp = ? WHERE tenant_id = ? AND id = ? AND version = ?
 
@@ -171,6 +174,9 @@ MERGE dbo.pc_tenant_sequences WITH (HOLDLOCK) AS target USING (VALUES (?, ?, ?))
 -- events.insertEvent
 INSERT INTO dbo.pc_events (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 
+-- events.insertEventsOfMany
+INSERT INTO dbo.pc_events (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq, correlation_id, causation_id, headers) SELECT CAST(e.id AS UNIQUEIDENTIFIER), e.stream_id, e.version, e.type, e.data, ?, ?, e.tenant_seq, e.correlation_id, e.causation_id, e.headers FROM OPENJSON(?) AS r CROSS APPLY OPENJSON(r.value) WITH (id NVARCHAR(36), stream_id NVARCHAR(MAX), version BIGINT, type NVARCHAR(MAX), data NVARCHAR(MAX), tenant_seq BIGINT, correlation_id NVARCHAR(MAX), causation_id NVARCHAR(MAX), headers NVARCHAR(MAX)) AS e ORDER BY CAST(r.[key] AS INT)
+
 -- events.selectStreamEvents
 SELECT seq_id, id, stream_id, version, type, data, timestamp, tenant_id, correlation_id, causation_id, headers FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? ORDER BY version
 
@@ -179,6 +185,12 @@ SELECT seq_id FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? AND versi
 
 -- events.ownAppendedSequences
 SET NOCOUNT ON; DECLARE @prefix nvarchar(200) = ?, @seq bigint, @lowest bigint, @resource nvarchar(255), @result int; DECLARE drawn CURSOR LOCAL FAST_FORWARD FOR SELECT seq_id FROM dbo.pc_events WHERE tenant_id = ? AND stream_id = ? AND version >= ? AND version <= ?; OPEN drawn; FETCH NEXT FROM drawn INTO @seq; WHILE @@FETCH_STATUS = 0 BEGIN IF @lowest IS NULL OR @seq < @lowest SET @lowest = @seq; SET @resource = CONCAT(@prefix, @seq); EXEC @result = sp_getapplock @Resource = @resource, @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 30000; IF @result < 0 THROW 51000, 'sp_getapplock on a sequence owner lock failed', 1; FETCH NEXT FROM drawn INTO @seq; END; CLOSE drawn; DEALLOCATE drawn; SELECT @lowest;
+
+-- events.selectAppendedSequencesOfMany
+SELECT e.stream_id, e.version, e.seq_id FROM OPENJSON(?) WITH (stream_id NVARCHAR(250), first_version BIGINT, last_version BIGINT) AS a JOIN dbo.pc_events e ON e.stream_id = a.stream_id COLLATE Latin1_General_100_BIN2 AND e.version >= a.first_version AND e.version <= a.last_version WHERE e.tenant_id = ?
+
+-- events.ownAppendedSequencesOfMany
+SET NOCOUNT ON; DECLARE @prefix nvarchar(200) = ?, @seq bigint, @lowest bigint, @resource nvarchar(255), @result int; DECLARE drawn CURSOR LOCAL FAST_FORWARD FOR SELECT e.seq_id FROM OPENJSON(?) WITH (stream_id NVARCHAR(250), first_version BIGINT, last_version BIGINT) AS a JOIN dbo.pc_events e ON e.stream_id = a.stream_id COLLATE Latin1_General_100_BIN2 AND e.version >= a.first_version AND e.version <= a.last_version WHERE e.tenant_id = ?; OPEN drawn; FETCH NEXT FROM drawn INTO @seq; WHILE @@FETCH_STATUS = 0 BEGIN IF @lowest IS NULL OR @seq < @lowest SET @lowest = @seq; SET @resource = CONCAT(@prefix, @seq); EXEC @result = sp_getapplock @Resource = @resource, @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 30000; IF @result < 0 THROW 51000, 'sp_getapplock on a sequence owner lock failed', 1; FETCH NEXT FROM drawn INTO @seq; END; CLOSE drawn; DEALLOCATE drawn; SELECT @lowest;
 
 -- events.selectPassedMark
 SELECT last_seq_id FROM dbo.pc_event_progression WHERE name = 'HighWaterMark'

@@ -93,7 +93,9 @@ import javax.management.openmbean.CompositeData;
  *
  * <p>Rows ({@code rows}, comma separated): {@code unlimited} (no budget, no throttle), {@code budget<N>}
  * ({@code tenantLoadBudget = N x batch} events), {@code queue} (no budget, {@code maxConcurrentBatchWritesPerDatabase
- * = 1}: the fair write semaphore alone, loaded pages waiting in line holding their events), {@code writes<N>}.
+ * = 1}: the fair write semaphore alone, loaded pages waiting in line holding their events), {@code writes<N>},
+ * {@code mb<N>} ({@code tenantLoadBudgetMegabytes = N}: pages in flight bounded by what their events weigh once
+ * applied, documents built and serialized included).
  *
  * <p>Arguments, space-separated {@code key=value}: {@code engine} (postgres | h2; h2 is in-memory in each child,
  * so its data counts in the measured heap), {@code url}, {@code tenants} (24), {@code pages} per tenant (5),
@@ -273,24 +275,31 @@ public final class TenantRebuildHarness {
     // ------------------------------------------------------------------------------------------------------ parent
 
     /** One configuration of the daemon. */
-    record Row(String key, long budgetPages, int writes) {
+    record Row(String key, long budgetPages, int writes, int megabytes) {
         static Row parse(String key) {
             if (key.equals("unlimited")) {
-                return new Row(key, 0, 0);
+                return new Row(key, 0, 0, 0);
             }
             if (key.equals("queue")) {
-                return new Row(key, 0, 1);
+                return new Row(key, 0, 1, 0);
             }
             if (key.startsWith("budget")) {
-                return new Row(key, Long.parseLong(key.substring(6)), 0);
+                return new Row(key, Long.parseLong(key.substring(6)), 0, 0);
             }
             if (key.startsWith("writes")) {
-                return new Row(key, 0, Integer.parseInt(key.substring(6)));
+                return new Row(key, 0, Integer.parseInt(key.substring(6)), 0);
             }
-            throw new IllegalArgumentException("row must be unlimited, queue, budget<N> or writes<N>, was: " + key);
+            if (key.startsWith("mb")) {
+                return new Row(key, 0, 0, Integer.parseInt(key.substring(2)));
+            }
+            throw new IllegalArgumentException("row must be unlimited, queue, budget<N>, writes<N> or mb<N>, was: "
+                    + key);
         }
 
         String label(int batch) {
+            if (megabytes > 0) {
+                return "byte budget = " + megabytes + " MiB (tenantLoadBudgetMegabytes)";
+            }
             if (budgetPages == 0 && writes == 0) {
                 return "no limits";
             }
@@ -611,7 +620,8 @@ public final class TenantRebuildHarness {
                     .stage(new Summaries(docsPerEvent, docsPerTenant)), Lifecycle.ASYNC);
             o.daemon().mode(mode).batchSize(batch).workerThreads(workers).pollingInterval(Duration.ofMillis(200));
             if (row != null) {
-                o.daemon().tenantLoadBudget(row.budgetPages() * batch).maxConcurrentBatchWritesPerDatabase(row.writes());
+                o.daemon().tenantLoadBudget(row.budgetPages() * batch).maxConcurrentBatchWritesPerDatabase(row.writes())
+                        .tenantLoadBudgetMegabytes(row.megabytes());
             }
         };
         return Ferret.createStore(configure);

@@ -42,6 +42,7 @@ class PublicTypesTest {
             "dev.ferret.runtime.dialect.AdvisoryLockKeys",
             "dev.ferret.runtime.dialect.AppendedRange",
             "dev.ferret.runtime.dialect.ArchiveSql",
+            "dev.ferret.runtime.dialect.ArrayColumn",
             "dev.ferret.runtime.dialect.CommitSignals",
             "dev.ferret.runtime.dialect.DaemonSql",
             "dev.ferret.runtime.dialect.DeadLetterSql",

@@ -7,7 +7,9 @@ import dev.ferret.runtime.documents.DocumentChanges;
  * page reserves its events times the bytes an event of this shard took lately (its documents' JSON as UTF-16, plus
  * {@value #LEAST_PER_EVENT} bytes for the event itself), and holds no more events than its room allows. A projection
  * that fans one event out to thousands of documents thus learns, after its first page, to load a few events at a
- * time; the estimate rises at once and falls by half a page, so one light page does not undo it.
+ * time; the estimate rises at once and falls by half a page, so one light page does not undo it. Until its first page
+ * committed nothing is known, so that page holds one event: a shard whose one event builds 11,000 documents must not
+ * load a page of them before the budget has seen what one weighs.
  *
  * <p>Owned by the shard's page loop: only the run in flight reads or changes it.
  */
@@ -20,6 +22,8 @@ final class PageWeight {
 
     private final boolean counted;
     private long perEvent = FIRST_GUESS;
+    /** Whether a page of this shard committed since the loop was made: until then an event's weight is a guess. */
+    private boolean learnt;
 
     PageWeight(LoadBudget budget) {
         this.counted = budget.countsBytes();
@@ -35,6 +39,9 @@ final class PageWeight {
         if (!counted || room.bytes() == 0) {
             return limit;
         }
+        if (!learnt) {
+            return Math.min(limit, 1);
+        }
         return (int) Math.max(1, Math.min(limit, room.bytes() / perEvent));
     }
 
@@ -49,7 +56,9 @@ final class PageWeight {
                     + (json == null ? 0 : json.length())));
         }
         long observed = LEAST_PER_EVENT + bytes[0] / events;
-        perEvent = Math.max(observed, Math.max(LEAST_PER_EVENT, perEvent / 2));
+        // the first observation replaces the guess outright; later ones fall by half at most
+        perEvent = learnt ? Math.max(observed, Math.max(LEAST_PER_EVENT, perEvent / 2)) : observed;
+        learnt = true;
     }
 
     long perEvent() {

@@ -113,7 +113,7 @@ public interface Dialect {
 
     /**
      * Binds {@code values} as one array parameter of SQL element type {@code elementType} ({@code varchar}, {@code text} or
-     * {@code bigint}). Only for an engine whose array statements ({@code ...OfMany}) are not empty.
+     * {@code bigint}). Only for an engine that takes array parameters; see {@link #bindColumns}.
      */
     default void bindArray(Connection connection, PreparedStatement statement, int index, String elementType,
                            Object[] values) throws SQLException {
@@ -121,17 +121,30 @@ public interface Dialect {
     }
 
     /**
-     * Binds {@code ranges} to the three array parameters from {@code index} on (stream ids, first versions, last
-     * versions) of {@link EventSql#selectAppendedSequencesOfMany} and {@link EventSql#ownAppendedSequencesOfMany}.
-     * Only for an engine whose statements are not empty.
+     * Binds equally long {@code columns} of an {@code ...OfMany} statement from parameter {@code index} on and returns
+     * the index of the parameter after them: one array parameter per column ({@link #bindArray}) unless the engine
+     * carries all the rows in one parameter. Only for an engine whose {@code ...OfMany} statements are not empty.
      */
-    default void bindAppendedRanges(Connection connection, PreparedStatement statement, int index,
-                                    List<AppendedRange> ranges) throws SQLException {
-        bindArray(connection, statement, index, "varchar", ranges.stream().map(AppendedRange::streamId).toArray());
-        bindArray(connection, statement, index + 1, "bigint",
-                ranges.stream().map(AppendedRange::firstVersion).toArray());
-        bindArray(connection, statement, index + 2, "bigint",
-                ranges.stream().map(AppendedRange::lastVersion).toArray());
+    default int bindColumns(Connection connection, PreparedStatement statement, int index, List<ArrayColumn> columns)
+            throws SQLException {
+        for (ArrayColumn column : columns) {
+            bindArray(connection, statement, index++, column.elementType(), column.values().toArray());
+        }
+        return index;
+    }
+
+    /**
+     * Binds {@code ranges} as the columns (stream_id, first_version, last_version) of
+     * {@link EventSql#selectAppendedSequencesOfMany} and {@link EventSql#ownAppendedSequencesOfMany} from parameter
+     * {@code index} on, through {@link #bindColumns}, and returns the index of the parameter after them. Only for an
+     * engine whose statements are not empty.
+     */
+    default int bindAppendedRanges(Connection connection, PreparedStatement statement, int index,
+                                   List<AppendedRange> ranges) throws SQLException {
+        return bindColumns(connection, statement, index, List.of(
+                new ArrayColumn("stream_id", "varchar", ranges.stream().map(AppendedRange::streamId).toList()),
+                new ArrayColumn("first_version", "bigint", ranges.stream().map(AppendedRange::firstVersion).toList()),
+                new ArrayColumn("last_version", "bigint", ranges.stream().map(AppendedRange::lastVersion).toList())));
     }
 
     /**

@@ -9,8 +9,8 @@ package dev.ferret.runtime.dialect;
  *                              to the stream, creating it when missing
  * @param upsertStreamsOfMany   (tenant_id, timestamp, created, ids, types, counts) -&gt; id, version:
  *                              {@code upsertStream} for several distinct streams in one statement, the last three
- *                              bound as arrays by {@link Dialect#bindArray} (empty where the engine takes no array
- *                              parameter: one statement per stream)
+ *                              bound as the columns (id, type, n) of {@link Dialect#bindColumns}: three arrays, or
+ *                              on SQL Server one JSON parameter
  * @param advanceStream         (new version, timestamp, tenant_id, id, expected version): moves a stream only if it
  *                              is at the expected version; one row updated or none
  * @param selectStream          (tenant_id, id) -&gt; version, type, timestamp, archived
@@ -21,10 +21,10 @@ package dev.ferret.runtime.dialect;
  * @param insertEvent           (id, stream_id, version, type, data, timestamp, tenant_id, tenant_seq or null,
  *                              correlation_id, causation_id, headers: each null when the event has none)
  * @param insertEventsOfMany    (timestamp, tenant_id, then ids, stream ids, versions, types, data, tenant_seqs,
- *                              correlation ids, causation ids, headers as arrays bound by {@link Dialect#bindArray},
- *                              ids and JSON as {@code varchar}): {@code insertEvent} for every event of a unit of work
- *                              in one statement, numbered in the arrays' order (empty where the engine takes no
- *                              array parameter: a JDBC batch of {@code insertEvent})
+ *                              correlation ids, causation ids, headers as the columns of {@link Dialect#bindColumns},
+ *                              ids and JSON as text): {@code insertEvent} for every event of a unit of work in one
+ *                              statement, numbered in the rows' order (a unit of work of one event is one
+ *                              {@code insertEvent})
  * @param selectStreamEvents    (tenant_id, stream_id) -&gt; the event columns (seq_id, id, stream_id, version, type,
  *                              data, timestamp, tenant_id, correlation_id, causation_id, headers) in version order
  * @param selectAppendedSequences (tenant_id, stream_id, first version, last version) -&gt; seq_id in version order:
@@ -39,11 +39,11 @@ package dev.ferret.runtime.dialect;
  *                              where the dialect keeps owners in memory)
  * @param selectAppendedSequencesOfMany (stream ids, first versions, last versions, tenant_id) -&gt; stream_id,
  *                              version, seq_id: {@code selectAppendedSequences} for every append of a unit of work
- *                              in one statement, the ranges bound as arrays by {@link Dialect#bindAppendedRanges}
- *                              (empty where the engine takes no array parameter: one statement per append)
- * @param ownAppendedSequencesOfMany (owner lock key, stream ids, first versions, last versions, tenant_id) -&gt; the
- *                              lowest seq_id: {@code ownAppendedSequences} for every append of a unit of work in one
- *                              statement (empty where owners are in memory or the engine takes no array parameter)
+ *                              in one statement, the ranges bound by {@link Dialect#bindAppendedRanges}
+ * @param ownAppendedSequencesOfMany (owner lock key or name, the ranges of
+ *                              {@link Dialect#bindAppendedRanges}, tenant_id) -&gt; the lowest seq_id:
+ *                              {@code ownAppendedSequences} for every append of a unit of work in one statement
+ *                              (empty where owners are in memory)
  * @param selectPassedMark      () -&gt; last_seq_id of the {@code HighWaterMark} progression row: read right after
  *                              {@code ownAppendedSequences}, a mark at or above a number the append drew means the
  *                              detector passed it before the lock was taken (empty where owners are in memory)

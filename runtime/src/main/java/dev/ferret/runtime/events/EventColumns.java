@@ -1,5 +1,6 @@
 package dev.ferret.runtime.events;
 
+import dev.ferret.runtime.dialect.ArrayColumn;
 import dev.ferret.runtime.dialect.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -10,7 +11,8 @@ import java.util.UUID;
 
 /**
  * The events of one unit of work as columns, for {@code EventSql.insertEventsOfMany}: each column one array
- * parameter, so a save of any number of events is one statement. Owned by the saving thread.
+ * parameter (on SQL Server, all of them one JSON parameter), so a save of any number of events is one statement.
+ * Owned by the saving thread.
  */
 final class EventColumns {
 
@@ -58,16 +60,20 @@ final class EventColumns {
         return ids;
     }
 
-    /** Binds events {@code from} (inclusive) to {@code to} as nine array parameters from {@code index} on. */
+    /**
+     * Binds events {@code from} (inclusive) to {@code to} as the nine columns of {@code insertEventsOfMany} from
+     * {@code index} on, ids and JSON as text.
+     */
     void bind(Connection c, Dialect dialect, PreparedStatement ps, int index, int from, int to) throws SQLException {
-        dialect.bindArray(c, ps, index, "varchar", ids.subList(from, to).stream().map(UUID::toString).toArray());
-        dialect.bindArray(c, ps, index + 1, "varchar", streamIds.subList(from, to).toArray());
-        dialect.bindArray(c, ps, index + 2, "bigint", versions.subList(from, to).toArray());
-        dialect.bindArray(c, ps, index + 3, "varchar", types.subList(from, to).toArray());
-        dialect.bindArray(c, ps, index + 4, "text", data.subList(from, to).toArray());
-        dialect.bindArray(c, ps, index + 5, "bigint", tenantSeqs.subList(from, to).toArray());
-        dialect.bindArray(c, ps, index + 6, "varchar", correlationIds.subList(from, to).toArray());
-        dialect.bindArray(c, ps, index + 7, "varchar", causationIds.subList(from, to).toArray());
-        dialect.bindArray(c, ps, index + 8, "text", headers.subList(from, to).toArray());
+        dialect.bindColumns(c, ps, index, List.of(
+                new ArrayColumn("id", "varchar", ids.subList(from, to).stream().map(UUID::toString).toList()),
+                new ArrayColumn("stream_id", "varchar", streamIds.subList(from, to)),
+                new ArrayColumn("version", "bigint", versions.subList(from, to)),
+                new ArrayColumn("type", "varchar", types.subList(from, to)),
+                new ArrayColumn("data", "text", data.subList(from, to)),
+                new ArrayColumn("tenant_seq", "bigint", tenantSeqs.subList(from, to)),
+                new ArrayColumn("correlation_id", "varchar", correlationIds.subList(from, to)),
+                new ArrayColumn("causation_id", "varchar", causationIds.subList(from, to)),
+                new ArrayColumn("headers", "text", headers.subList(from, to))));
     }
 }

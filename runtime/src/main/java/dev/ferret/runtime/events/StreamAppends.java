@@ -303,8 +303,7 @@ public final class StreamAppends {
         Map<StreamVersion, Long> drawn = new HashMap<>();
         if (!sql.selectAppendedSequencesOfMany().isEmpty()) {
             try (PreparedStatement ps = c.prepareStatement(sql.selectAppendedSequencesOfMany())) {
-                dialect.bindAppendedRanges(c, ps, 1, ranges);
-                ps.setString(4, tenantId);
+                ps.setString(dialect.bindAppendedRanges(c, ps, 1, ranges), tenantId);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         drawn.put(new StreamVersion(rs.getString(1), rs.getLong(2)), rs.getLong(3));

@@ -2,6 +2,7 @@ package dev.ferret.runtime.events;
 
 import dev.ferret.ConcurrencyException;
 import dev.ferret.runtime.dialect.AppendedRange;
+import dev.ferret.runtime.dialect.ArrayColumn;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.EventSql;
 import java.sql.Connection;
@@ -35,9 +36,9 @@ final class StreamHeads {
 
     /**
      * Moves the head of every appended stream and returns, per append in call order, the versions it writes. Where
-     * the engine takes arrays and no stream is appended twice, in a constant number of statements: the appends to
-     * any version in one multi-row upsert, new streams in one batch of inserts, expected versions in one batch of
-     * conditional updates. Otherwise one statement per append, in call order.
+     * no stream is appended twice, in a constant number of statements: the appends to any version in one multi-row
+     * upsert (its rows bound by {@link Dialect#bindColumns}), new streams in one batch of inserts, expected versions in
+     * one batch of conditional updates. Otherwise one statement per append, in call order.
      */
     List<AppendedRange> write(Connection c, List<StreamAppend> appends, OffsetDateTime now) throws SQLException {
         List<AppendedRange> ranges = new ArrayList<>(appends.size());
@@ -73,9 +74,7 @@ final class StreamHeads {
             ps.setString(1, tenantId);
             ps.setObject(2, now);
             ps.setObject(3, now);
-            dialect.bindArray(c, ps, 4, "varchar", any.stream().map(StreamAppend::streamId).toArray());
-            dialect.bindArray(c, ps, 5, "varchar", any.stream().map(StreamAppend::aggregateType).toArray());
-            dialect.bindArray(c, ps, 6, "bigint", any.stream().map(a -> (long) a.events().size()).toArray());
+            dialect.bindColumns(c, ps, 4, upsertColumns(any));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     heads.put(rs.getString(1), rs.getLong(2));
@@ -89,6 +88,13 @@ final class StreamHeads {
             }
             throw e;
         }
+    }
+
+    /** The columns (id, type, n: the count of events appended) of {@code upsertStreamsOfMany}. */
+    static List<ArrayColumn> upsertColumns(List<StreamAppend> appends) {
+        return List.of(new ArrayColumn("id", "varchar", appends.stream().map(StreamAppend::streamId).toList()),
+                new ArrayColumn("type", "varchar", appends.stream().map(StreamAppend::aggregateType).toList()),
+                new ArrayColumn("n", "bigint", appends.stream().map(a -> (long) a.events().size()).toList()));
     }
 
     /** New streams ({@code startStream}, expected version 0), in one batch of inserts. */

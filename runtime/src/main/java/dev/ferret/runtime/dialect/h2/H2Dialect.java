@@ -322,8 +322,7 @@ public final class H2Dialect implements Dialect {
                                          List<AppendedRange> ranges) throws SQLException {
         List<Long> drawn = new ArrayList<>();
         try (PreparedStatement ps = connection.prepareStatement(sql.selectAppendedSequencesOfMany())) {
-            bindAppendedRanges(connection, ps, 1, ranges);
-            ps.setString(4, tenantId);
+            ps.setString(bindAppendedRanges(connection, ps, 1, ranges), tenantId);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     drawn.add(rs.getLong(3));

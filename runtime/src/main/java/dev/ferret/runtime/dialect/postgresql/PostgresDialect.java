@@ -253,8 +253,7 @@ public final class PostgresDialect implements Dialect {
         try (PreparedStatement ps = connection.prepareStatement(sql.ownAppendedSequencesOfMany() + ";\n"
                 + sql.selectPassedMark())) {
             ps.setInt(1, sequenceOwnerKey(names));
-            bindAppendedRanges(connection, ps, 2, ranges);
-            ps.setString(5, tenantId);
+            ps.setString(bindAppendedRanges(connection, ps, 2, ranges), tenantId);
             ps.execute();
             long lowest;
             try (ResultSet rs = ps.getResultSet()) {

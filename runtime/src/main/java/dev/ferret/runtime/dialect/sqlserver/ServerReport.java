@@ -58,7 +58,8 @@ record ServerReport(String version, String edition, String database, int compati
         if (compatibilityLevel() < SqlServerDialect.MIN_COMPATIBILITY_LEVEL) {
             throw new ConfigurationException("SQL Server database " + database()
                     + " is at compatibility level " + compatibilityLevel() + "; Ferret needs "
-                    + SqlServerDialect.MIN_COMPATIBILITY_LEVEL + " or higher for OPENJSON. Fix: ALTER DATABASE [" + database()
+                    + SqlServerDialect.MIN_COMPATIBILITY_LEVEL + " or higher for OPENJSON (id lists, the shard lock"
+                    + " probe, the appends of a unit of work). Fix: ALTER DATABASE [" + database()
                     + "] SET COMPATIBILITY_LEVEL = " + SqlServerDialect.MIN_COMPATIBILITY_LEVEL + " (or higher)");
         }
         if (!"nvarchar".equalsIgnoreCase(textParameterType())) {

@@ -5,6 +5,7 @@ import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
 import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.ArchiveSql;
+import dev.ferret.runtime.dialect.ArrayColumn;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.ValueKind;
@@ -34,11 +35,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * SQL Server: {@code NVARCHAR(MAX)} JSON checked by {@code ISJSON}, {@code DATETIMEOFFSET}, {@code IDENTITY},
- * {@code MERGE ... WITH (HOLDLOCK)} upserts, {@code OPENJSON} id lists and {@code sp_getapplock}.
+ * {@code MERGE ... WITH (HOLDLOCK)} upserts, {@code OPENJSON} id lists and unit-of-work rows, and {@code sp_getapplock}.
  */
 public final class SqlServerDialect implements Dialect {
 
-    /** OPENJSON, which id lists and the shard lock probe use, exists only at this compatibility level and above. */
+    /**
+     * OPENJSON, which id lists, the shard lock probe and the statements of a whole unit of work use, exists only at
+     * this compatibility level and above: the store refuses a lower one at start ({@link ServerReport}) rather than
+     * keep a per-event path for it.
+     */
     static final int MIN_COMPATIBILITY_LEVEL = 130;
 
     /** mssql-jdbc's {@code SQLServerConnection.TRANSACTION_SNAPSHOT}. */
@@ -160,23 +165,29 @@ public final class SqlServerDialect implements Dialect {
         return Dialect.sequenceOwnerName(names) + ":";
     }
 
+    /** Every append of the unit of work in one batch: one round trip, however many streams it wrote. */
     @Override
     public Runnable ownAppendedSequences(Connection connection, TableNames names, EventSql sql, String tenantId,
                                          List<AppendedRange> ranges) throws SQLException {
-        long lowest = Long.MAX_VALUE;
-        try (PreparedStatement ps = connection.prepareStatement(sql.ownAppendedSequences())) {
-            for (AppendedRange range : ranges) {
-                ps.setString(1, sequenceOwnerPrefix(names));
-                ps.setString(2, tenantId);
-                ps.setString(3, range.streamId());
-                ps.setLong(4, range.firstVersion());
-                ps.setLong(5, range.lastVersion());
-                lowest = Math.min(lowest, singleLong(ps));
-            }
+        long lowest;
+        try (PreparedStatement ps = connection.prepareStatement(sql.ownAppendedSequencesOfMany())) {
+            ps.setString(1, sequenceOwnerPrefix(names));
+            ps.setString(bindAppendedRanges(connection, ps, 2, ranges), tenantId);
+            lowest = singleLong(ps);
         }
         // a statement after the locks were granted: it sees a mark a detector committed while holding one of them
         SequenceOwnership.requireNotPassed(connection, sql, lowest);
         return () -> { };
+    }
+
+    /** All the rows as one JSON parameter for OPENJSON ({@link JsonRows}): mssql-jdbc takes no array parameter. */
+    @Override
+    public int bindColumns(Connection connection, PreparedStatement statement, int index, List<ArrayColumn> columns)
+            throws SQLException {
+        // sent as nvarchar(max) past 4,000 characters: the JSON is never cut, and startup refuses a driver that
+        // would send it as varchar
+        statement.setString(index, JsonRows.of(columns));
+        return index + 1;
     }
 
     @Override
@@ -312,28 +323,9 @@ public final class SqlServerDialect implements Dialect {
             if (i > 0) {
                 json.append(',');
             }
-            appendJsonString(json, values.get(i));
+            JsonRows.appendString(json, values.get(i));
         }
         return json.append(']').toString();
-    }
-
-    private static void appendJsonString(StringBuilder json, String value) {
-        json.append('"');
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '"' -> json.append("\\\"");
-                case '\\' -> json.append("\\\\");
-                default -> {
-                    if (c < 0x20) {
-                        json.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        json.append(c);
-                    }
-                }
-            }
-        }
-        json.append('"');
     }
 
     @Override

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ferret.DatabaseEngine;
 import dev.ferret.StoreOptions;
 import dev.ferret.runtime.Ferret;
+import dev.ferret.runtime.dialect.ArrayColumn;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.TableNames;
@@ -15,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -148,8 +150,71 @@ class SqlServerCheckScriptTest {
                 "DECLARE @mark TABLE (gap_at bigint, after_gap bigint, highest bigint); INSERT INTO @mark " + mark
                         + " IF (SELECT highest FROM @mark) <> 1 OR (SELECT gap_at FROM @mark) IS NOT NULL THROW 51000,"
                         + " N'the mark is not 1 without a gap', 1;", null);
+        batchedAppend(out, names, events, prefix);
         out.cleanUp();
         return out.toString();
+    }
+
+    /**
+     * A unit of work of two streams through the statements that batch it, its rows in the JSON parameters the driver
+     * would send ({@link JsonRows}): stream heads in one MERGE, events in one INSERT numbered in the rows' order,
+     * the owner locks and the read-back of every append in one statement each, values stored exactly. The MERGE
+     * returns its heads to the client, as it does to the driver: the one check that prints rows.
+     */
+    private static void batchedAppend(Script out, TableNames names, EventSql events, String prefix) {
+        String eventA1 = "{\"text\":\"say \\\"hi\\\" -- 'quoted'\",\"path\":\"C:\\\\temp\"}";
+        String eventA2 = "{\"at\":\"2026-03-01T12:00:00.123456789+02:00\",\"u\":\"\\u00fc\"}";
+        String headers = "{\"h\":\"v \\\"1\\\"\"}";
+        String streams = JsonRows.of(List.of(new ArrayColumn("id", "varchar", List.of("batch-a", "batch-b")),
+                new ArrayColumn("type", "varchar", Arrays.asList("Order", null)),
+                new ArrayColumn("n", "bigint", List.of(2L, 1L))));
+        String rows = JsonRows.of(List.of(
+                new ArrayColumn("id", "varchar", List.of("6f1c1e64-0f43-4a49-9f0e-0d7f6d3c2a12",
+                        "6f1c1e64-0f43-4a49-9f0e-0d7f6d3c2a13", "6f1c1e64-0f43-4a49-9f0e-0d7f6d3c2a14")),
+                new ArrayColumn("stream_id", "varchar", List.of("batch-a", "batch-a", "batch-b")),
+                new ArrayColumn("version", "bigint", List.of(1L, 2L, 1L)),
+                new ArrayColumn("type", "varchar", List.of("Noted", "Noted", "Noted")),
+                new ArrayColumn("data", "text", List.of(eventA1, eventA2, "[]")),
+                new ArrayColumn("tenant_seq", "bigint", Arrays.asList(null, null, null)),
+                new ArrayColumn("correlation_id", "varchar", Arrays.asList("corr-1", "corr-1", null)),
+                new ArrayColumn("causation_id", "varchar", Arrays.asList(null, null, null)),
+                new ArrayColumn("headers", "text", Arrays.asList(headers, headers, null))));
+        String ranges = JsonRows.of(List.of(new ArrayColumn("stream_id", "varchar", List.of("batch-a", "batch-b")),
+                new ArrayColumn("first_version", "bigint", List.of(1L, 1L)),
+                new ArrayColumn("last_version", "bigint", List.of(2L, 1L))));
+        String upsert = executeSql(events.upsertStreamsOfMany(), "@p1 nvarchar(100), @p2 datetimeoffset,"
+                + " @p3 datetimeoffset, @p4 nvarchar(max)", "N'*DEFAULT*', @now, @now, " + nString(streams));
+        String insert = executeSql(events.insertEventsOfMany(), "@p1 datetimeoffset, @p2 nvarchar(100),"
+                + " @p3 nvarchar(max)", "@now, N'*DEFAULT*', " + nString(rows));
+        String own = executeSql(events.ownAppendedSequencesOfMany(), "@p1 nvarchar(200), @p2 nvarchar(max),"
+                + " @p3 nvarchar(100)", "N'" + prefix + "', " + nString(ranges) + ", N'*DEFAULT*'");
+        String read = executeSql(events.selectAppendedSequencesOfMany(), "@p1 nvarchar(max), @p2 nvarchar(100)",
+                nString(ranges) + ", N'*DEFAULT*'");
+        String batch = "e.stream_id IN (N'batch-a', N'batch-b')";
+        out.check("a unit of work of two streams is one statement per step: heads, events in order, owner locks,"
+                        + " read-back; every value stored exactly",
+                "DECLARE @now datetimeoffset = SYSDATETIMEOFFSET(); DECLARE @lowest TABLE (seq bigint);"
+                        + " DECLARE @drawn TABLE (stream_id nvarchar(250), version bigint, seq bigint);"
+                        + " BEGIN TRANSACTION; " + upsert + " " + insert + " INSERT INTO @lowest " + own
+                        + " INSERT INTO @drawn " + read
+                        + " IF (SELECT STRING_AGG(CONCAT(e.stream_id, N'@', e.version), N',') WITHIN GROUP (ORDER BY"
+                        + " e.seq_id) FROM " + names.events() + " e WHERE " + batch + ") <> N'batch-a@1,batch-a@2,"
+                        + "batch-b@1' THROW 51000, N'the events are not numbered in the rows'' order', 1;"
+                        + " IF (SELECT seq FROM @lowest) <> (SELECT MIN(e.seq_id) FROM " + names.events() + " e WHERE "
+                        + batch + ") THROW 51000, N'the owner lock batch returned another sequence', 1;"
+                        + " IF (SELECT COUNT(*) FROM @drawn d JOIN " + names.events() + " e ON e.seq_id = d.seq"
+                        + " AND e.stream_id = d.stream_id AND e.version = d.version) <> 3 THROW 51000,"
+                        + " N'the read-back missed an event', 1;"
+                        + " IF (SELECT STRING_AGG(CONCAT(s.id, N'@', s.version, N':', s.type), N',') WITHIN GROUP"
+                        + " (ORDER BY s.id) FROM " + names.streams() + " s WHERE s.id IN (N'batch-a', N'batch-b'))"
+                        + " <> N'batch-a@2:Order,batch-b@1:' THROW 51000, N'the stream heads are wrong', 1;"
+                        + " IF (SELECT COUNT(*) FROM " + names.events() + " e WHERE e.stream_id = N'batch-a'"
+                        + " AND e.data IN (" + nString(eventA1) + ", " + nString(eventA2) + ") AND e.headers = "
+                        + nString(headers) + " AND e.correlation_id = N'corr-1' AND e.causation_id IS NULL"
+                        + " AND e.tenant_seq IS NULL AND e.timestamp = @now) <> 2 OR (SELECT COUNT(*) FROM "
+                        + names.events() + " e WHERE e.stream_id = N'batch-b' AND e.data = N'[]' AND e.headers IS NULL"
+                        + " AND e.id = '6F1C1E64-0F43-4A49-9F0E-0D7F6D3C2A14') <> 1"
+                        + " THROW 51000, N'a value changed on its way', 1; COMMIT;", null);
     }
 
     /** {@code sql} with its JDBC markers as sp_executesql's @p1, @p2, ... and these values. */

@@ -182,8 +182,9 @@ class SqlServerDialectTest {
                 assertThat(column.group(2)).as(column.group()).contains("COLLATE Latin1_General_100_BIN2");
             }
         }
-        // ten in the log, progression, dead letters and documents; the outbox's shard and tenant
-        assertThat(keys).isEqualTo(12);
+        // ten in the log, progression, dead letters and documents; the outbox's shard and tenant; the archive's
+        // stream and tenant
+        assertThat(keys).isEqualTo(14);
     }
 
     private static ServerReport report(int level, String textType) {
