@@ -48,6 +48,16 @@ public interface DocumentStore extends AutoCloseable {
      */
     QuerySession querySession(String tenantId);
 
+    /**
+     * The version of the projection whose table {@code tenantId}'s query sessions read {@code documentType} from now:
+     * while a new projection version replays into its own table, the version before it serves reads, until the new
+     * one's progression has reached the prior one's; then the new one, for good. 1 for a type no version above 1
+     * writes.
+     *
+     * @throws IllegalArgumentException when {@code tenantId} is blank or too long
+     */
+    int readVersion(Class<?> documentType, String tenantId);
+
     /** Opens a unit of work for the default tenant: changes are buffered until {@link DocumentSession#saveChanges()}. */
     DocumentSession openSession();
 

@@ -25,6 +25,7 @@ import java.time.OffsetDateTime;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,13 +47,15 @@ public final class FerretDocumentStore implements DocumentStore {
     private final AsyncDaemon daemon;
     private final EventMetadataSource metadataSource;
     private final ReplicaReads replicaReads;
+    private final VersionReads versionReads;
 
     FerretDocumentStore(StoreContext context, OwnedPools ownedPools, boolean ownsSerializer,
                         List<String> createdAtStartup, List<ProjectionApplier> inlineAppliers,
                         StreamAggregates streamAggregates, AsyncDaemon daemon, EventMetadataSource metadataSource,
-                        ReplicaReads replicaReads) {
+                        ReplicaReads replicaReads, VersionReads versionReads) {
         this.metadataSource = metadataSource;
         this.replicaReads = replicaReads;
+        this.versionReads = versionReads;
         this.context = context;
         this.ownedPools = ownedPools;
         this.ownsSerializer = ownsSerializer;
@@ -85,6 +88,11 @@ public final class FerretDocumentStore implements DocumentStore {
     /** Where query sessions read: the replicas, and when the primaries instead. */
     ReplicaReads replicaReads() {
         return replicaReads;
+    }
+
+    /** Which version's table serves query sessions' reads of a versioned projection's documents. */
+    VersionReads versionReads() {
+        return versionReads;
     }
 
     /**
@@ -134,6 +142,12 @@ public final class FerretDocumentStore implements DocumentStore {
     /** The snapshot definitions sessions fold single streams with. */
     StreamAggregates streamAggregates() {
         return streamAggregates;
+    }
+
+    @Override
+    public int readVersion(Class<?> documentType, String tenantId) {
+        return versionReads.servingVersion(Objects.requireNonNull(documentType, "documentType"),
+                IdLimits.requireTenantId(tenantId));
     }
 
     @Override

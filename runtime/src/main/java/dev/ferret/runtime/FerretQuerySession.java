@@ -72,7 +72,7 @@ class FerretQuerySession implements QuerySession {
     @Override
     public <T> Optional<T> load(Class<T> type, Object id) {
         ensureOpen();
-        return loadFrom(context.mapping(type), id);
+        return loadFrom(mappingForRead(type), id);
     }
 
     /** The document of {@code mapping} (a type, or one version of a projection's type) with {@code id}. */
@@ -95,7 +95,7 @@ class FerretQuerySession implements QuerySession {
     public <T> List<T> loadMany(Class<T> type, Collection<?> ids) {
         ensureOpen();
         Objects.requireNonNull(ids, "ids");
-        DocumentMapping<T> mapping = context.mapping(type);
+        DocumentMapping<T> mapping = mappingForRead(type);
         if (ids.isEmpty()) {
             return List.of();
         }
@@ -121,7 +121,15 @@ class FerretQuerySession implements QuerySession {
     @Override
     public <T> DocumentQuery<T> query(Class<T> type) {
         ensureOpen();
-        return new FerretDocumentQuery<>(this, context.mapping(type));
+        return new FerretDocumentQuery<>(this, mappingForRead(type));
+    }
+
+    /**
+     * The table reads of {@code type} go to: a query session reads a projection version's table once it caught up
+     * and the prior version's until then ({@link VersionReads}); a unit of work reads what it writes.
+     */
+    private <T> DocumentMapping<T> mappingForRead(Class<T> type) {
+        return mayReadReplica ? store.versionReads().forRead(type, tenantId) : context.mapping(type);
     }
 
     <T> List<T> readDocuments(PreparedStatement ps, Class<T> type) throws SQLException {

@@ -92,7 +92,7 @@ final class StoreAssembly {
                 dialect.replicaSql().map(ReplayPositions::of).orElse(null), seams.time());
         FerretDocumentStore store = new FerretDocumentStore(context, ownedPools, ownsSerializer, created, inline,
                 new StreamAggregates(options.projections().registrations()), daemon,
-                options.events().getMetadataSource(), replicaReads);
+                options.events().getMetadataSource(), replicaReads, VersionReads.of(options.projections(), context));
         sessions.bind(store);
         LOG.info("Ferret store on {} (schema {}, prefix {}) with {} document types, {} async and {} inline"
                         + " projections, daemon {}", dialect.engine(), names.schema(), names.prefix(),

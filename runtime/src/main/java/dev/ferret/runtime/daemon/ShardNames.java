@@ -28,7 +28,7 @@ public final class ShardNames {
     }
 
     /** A shard of the whole log: {@code <name>:All}, or {@code <name>:V<n>:All} above version 1. */
-    static String base(String name, int version) {
+    public static String base(String name, int version) {
         return version == 1 ? name + ":All" : name + ":V" + version + ":All";
     }
 

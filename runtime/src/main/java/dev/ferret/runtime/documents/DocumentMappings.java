@@ -21,7 +21,8 @@ import java.util.Objects;
  * startup from the options, then read without locks by sessions and agents.
  *
  * <p>A version above 1 of an aggregate projection keeps its documents in a table of its own, so it can rebuild while
- * the prior version serves reads; reads go to the highest version registered.
+ * the prior version serves reads; reads go to the highest version registered once it caught up with the one before
+ * it, and to that one's table until then ({@link #priorVersion}).
  */
 public final class DocumentMappings {
 
@@ -31,12 +32,15 @@ public final class DocumentMappings {
     private final Map<Class<?>, DocumentMapping<?>> base;
     /** Versions above 1, by {@code type name @ version}. */
     private final Map<String, DocumentMapping<?>> versioned;
+    /** The version reads go to, for types a projection version above 1 writes. */
+    private final Map<Class<?>, Integer> readVersions;
 
     private DocumentMappings(Map<Class<?>, DocumentMapping<?>> reads, Map<Class<?>, DocumentMapping<?>> base,
-                             Map<String, DocumentMapping<?>> versioned) {
+                             Map<String, DocumentMapping<?>> versioned, Map<Class<?>, Integer> readVersions) {
         this.reads = Map.copyOf(reads);
         this.base = Map.copyOf(base);
         this.versioned = Map.copyOf(versioned);
+        this.readVersions = Map.copyOf(readVersions);
     }
 
     public static DocumentMappings of(StoreOptions options, Dialect dialect, TableNames names) {
@@ -67,6 +71,15 @@ public final class DocumentMappings {
                 readVersions.merge(type, aggregate.version(), Math::max);
             }
         }
+        // the version before the one reads go to serves them until the new one caught up (VersionReads): its table
+        // exists when that version ran here before, and is created empty otherwise
+        readVersions.forEach((type, version) -> {
+            if (version > 2) {
+                versioned.computeIfAbsent(key(type, version - 1), k -> DocumentMapping.of(
+                        new StoreOptions.DocumentType<>(type, mappings.get(type).name() + "_v" + (version - 1), null),
+                        dialect, names));
+            }
+        });
         // documents Ferret serializes have the names their classes declare; an application's own serializer may rename
         boolean checkPaths = options.getSerializer() == null;
         mappings.values().forEach(mapping -> mapping.checkPaths(checkPaths));
@@ -84,7 +97,7 @@ public final class DocumentMappings {
             versioned.values().stream().filter(m -> m.type() == index.type())
                     .forEach(m -> m.addIndex(index, dialect, names));
         }
-        return new DocumentMappings(reads, mappings, versioned);
+        return new DocumentMappings(reads, mappings, versioned, readVersions);
     }
 
     private static String key(Class<?> type, int version) {
@@ -116,6 +129,20 @@ public final class DocumentMappings {
                     + " is not registered; add options.documents().register(" + type.getSimpleName() + ".class)");
         }
         return (DocumentMapping<T>) mapping;
+    }
+
+    /** The version reads of {@code type} go to once it caught up: 1 unless a projection version above writes it. */
+    public int readVersion(Class<?> type) {
+        return readVersions.getOrDefault(type, 1);
+    }
+
+    /**
+     * The table of the version before {@link #readVersion}, which serves reads of {@code type} while the newest one
+     * catches up; null when reads go to version 1.
+     */
+    public <T> DocumentMapping<T> priorVersion(Class<T> type) {
+        int version = readVersion(type);
+        return version <= 1 ? null : mapping(type, version - 1);
     }
 
     /** The mapping one version of a projection writes: the base table for 1, a table of its own above. */
