@@ -132,13 +132,13 @@ CREATE TABLE dbo.pc_events_archive (
   stream_id NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NOT NULL,
   version BIGINT NOT NULL,
   type NVARCHAR(250) NOT NULL,
-  data NVARCHAR(MAX) NOT NULL,
+  data NVARCHAR(MAX) NOT NULL CONSTRAINT ck_pc_events_archive_data CHECK (ISJSON(data) = 1),
   timestamp DATETIMEOFFSET NOT NULL,
   tenant_id NVARCHAR(100) COLLATE Latin1_General_100_BIN2 NOT NULL,
   tenant_seq BIGINT NULL,
   correlation_id NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NULL,
   causation_id NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NULL,
-  headers NVARCHAR(MAX) NULL,
+  headers NVARCHAR(MAX) NULL CONSTRAINT ck_pc_events_archive_headers CHECK (ISJSON(headers) = 1),
   CONSTRAINT uq_pc_events_archive_stream UNIQUE (tenant_id, stream_id, version)
 )
 

@@ -40,7 +40,8 @@ import java.util.function.BiFunction;
  * <p>Arguments, space-separated {@code key=value}: {@code engine} (postgres | h2), {@code url} (the first database;
  * the others are created beside it, {@code <name>_scale_<i>}, and dropped after), {@code tenants} (2100),
  * {@code databases} (16), {@code projections} (22, at most 22), {@code burst} (5), {@code polling} in ms (100),
- * {@code workers} (8), {@code pool} connections per database (4), {@code statusCalls} (50), {@code sample} tenants
+ * {@code workers} (8), {@code pool} connections per database (4), {@code sharedLoads} (16 MiB; 0 off),
+ * {@code sharedTransactions} (true), {@code statusCalls} (50), {@code sample} tenants
  * checked after the burst (50), {@code idleSeconds} measured idle (10).
  */
 public final class ScaleBenchmark {
@@ -102,6 +103,10 @@ public final class ScaleBenchmark {
     private final Duration polling;
     private final int workers;
     private final int pool;
+    /** {@code sharedLoads}: the shared load cache in MiB, 0 off. */
+    private final int sharedLoadMegabytes;
+    /** {@code sharedTransactions}: whether ready pages of a database commit together. */
+    private final boolean sharedTransactions;
     private final int statusCalls;
     private final int sample;
     private final int idleSeconds;
@@ -118,6 +123,8 @@ public final class ScaleBenchmark {
         this.polling = Duration.ofMillis(Long.parseLong(args.getOrDefault("polling", "100")));
         this.workers = Integer.parseInt(args.getOrDefault("workers", "8"));
         this.pool = Integer.parseInt(args.getOrDefault("pool", "4"));
+        this.sharedLoadMegabytes = Integer.parseInt(args.getOrDefault("sharedLoads", "16"));
+        this.sharedTransactions = Boolean.parseBoolean(args.getOrDefault("sharedTransactions", "true"));
         this.statusCalls = Integer.parseInt(args.getOrDefault("statusCalls", "50"));
         this.sample = Integer.parseInt(args.getOrDefault("sample", "50"));
         this.idleSeconds = Integer.parseInt(args.getOrDefault("idleSeconds", "10"));
@@ -208,7 +215,8 @@ public final class ScaleBenchmark {
             options.projections().add(KINDS.get(p).projection(String.format(Locale.ROOT, "P%02d", p + 1)),
                     Lifecycle.ASYNC);
         }
-        options.daemon().mode(mode).pollingInterval(polling).workerThreads(workers);
+        options.daemon().mode(mode).pollingInterval(polling).workerThreads(workers)
+                .sharedLoadMegabytes(sharedLoadMegabytes).sharedTransactions(sharedTransactions);
         return Ferret.createStore(options);
     }
 
@@ -347,7 +355,8 @@ public final class ScaleBenchmark {
                 + (Runtime.getRuntime().maxMemory() >> 20) + " MiB, Java " + System.getProperty("java.version") + " |");
         System.out.println("| Shape | " + tenants + " tenants, " + databases + " databases, " + projections
                 + " projections, SOLO, " + workers + " workers, polling " + polling.toMillis() + " ms, " + pool
-                + " connections per database |");
+                + " connections per database, shared loads " + (sharedLoadMegabytes == 0 ? "off" : sharedLoadMegabytes
+                + " MiB") + ", shared transactions " + (sharedTransactions ? "on" : "off") + " |");
         results.forEach((k, v) -> System.out.println("| " + k + " | " + v + " |"));
         System.out.println();
     }

@@ -21,19 +21,7 @@ final class SqlServerSchema {
                         + "CREATE TABLE " + t.events() + " (\n"
                         + "  seq_id BIGINT IDENTITY(1,1) NOT NULL CONSTRAINT " + t.constraint("pk", "events")
                         + " PRIMARY KEY CLUSTERED,\n"
-                        + "  id UNIQUEIDENTIFIER NOT NULL,\n"
-                        + "  stream_id " + SqlServerDialect.ID_COLUMN + " NOT NULL,\n"
-                        + "  version BIGINT NOT NULL,\n"
-                        + "  type NVARCHAR(250) NOT NULL,\n"
-                        + "  data NVARCHAR(MAX) NOT NULL CONSTRAINT " + t.constraint("ck", "events_data")
-                        + " CHECK (ISJSON(data) = 1),\n"
-                        + "  timestamp DATETIMEOFFSET NOT NULL,\n"
-                        + "  tenant_id " + SqlServerDialect.TENANT_COLUMN + " NOT NULL,\n"
-                        + "  tenant_seq BIGINT NULL,\n"
-                        + "  correlation_id " + SqlServerDialect.ID_COLUMN + " NULL,\n"
-                        + "  causation_id " + SqlServerDialect.ID_COLUMN + " NULL,\n"
-                        + "  headers NVARCHAR(MAX) NULL CONSTRAINT " + t.constraint("ck", "events_headers")
-                        + " CHECK (ISJSON(headers) = 1),\n"
+                        + eventColumns(t, "events")
                         + "  CONSTRAINT " + t.constraint("uq", "events_stream_version")
                         + " UNIQUE (tenant_id, stream_id, version)\n"
                         + ")",
@@ -126,23 +114,33 @@ final class SqlServerSchema {
                         + "CREATE TABLE " + t.eventsArchive() + " (\n"
                         + "  seq_id BIGINT NOT NULL CONSTRAINT " + t.constraint("pk", "events_archive")
                         + " PRIMARY KEY CLUSTERED,\n"
-                        + "  id UNIQUEIDENTIFIER NOT NULL,\n"
-                        + "  stream_id " + SqlServerDialect.ID_COLUMN + " NOT NULL,\n"
-                        + "  version BIGINT NOT NULL,\n"
-                        + "  type NVARCHAR(250) NOT NULL,\n"
-                        + "  data NVARCHAR(MAX) NOT NULL,\n"
-                        + "  timestamp DATETIMEOFFSET NOT NULL,\n"
-                        + "  tenant_id " + SqlServerDialect.TENANT_COLUMN + " NOT NULL,\n"
-                        + "  tenant_seq BIGINT NULL,\n"
-                        + "  correlation_id " + SqlServerDialect.ID_COLUMN + " NULL,\n"
-                        + "  causation_id " + SqlServerDialect.ID_COLUMN + " NULL,\n"
-                        + "  headers NVARCHAR(MAX) NULL,\n"
+                        + eventColumns(t, "events_archive")
                         + "  CONSTRAINT " + t.constraint("uq", "events_archive_stream")
                         + " UNIQUE (tenant_id, stream_id, version)\n"
                         + ")")));
         return new SchemaSql("IF SCHEMA_ID(N'" + t.schema() + "') IS NULL EXEC(N'CREATE SCHEMA " + t.schema() + "')",
                 SqlServerDialect.MIGRATION_LOCK, SqlServerDialect.MIGRATION_UNLOCK,
                 objects);
+    }
+
+    /**
+     * An event's columns after its sequence number, in the live table and the archive alike; the JSON checks are
+     * named after {@code table}.
+     */
+    private static String eventColumns(TableNames t, String table) {
+        return "  id UNIQUEIDENTIFIER NOT NULL,\n"
+                + "  stream_id " + SqlServerDialect.ID_COLUMN + " NOT NULL,\n"
+                + "  version BIGINT NOT NULL,\n"
+                + "  type NVARCHAR(250) NOT NULL,\n"
+                + "  data NVARCHAR(MAX) NOT NULL CONSTRAINT " + t.constraint("ck", table + "_data")
+                + " CHECK (ISJSON(data) = 1),\n"
+                + "  timestamp DATETIMEOFFSET NOT NULL,\n"
+                + "  tenant_id " + SqlServerDialect.TENANT_COLUMN + " NOT NULL,\n"
+                + "  tenant_seq BIGINT NULL,\n"
+                + "  correlation_id " + SqlServerDialect.ID_COLUMN + " NULL,\n"
+                + "  causation_id " + SqlServerDialect.ID_COLUMN + " NULL,\n"
+                + "  headers NVARCHAR(MAX) NULL CONSTRAINT " + t.constraint("ck", table + "_headers")
+                + " CHECK (ISJSON(headers) = 1),\n";
     }
 
     /** Adds a column to a table an earlier version created; {@code COL_LENGTH} is null while it is missing. */
