@@ -41,7 +41,7 @@ import java.util.function.BiFunction;
  * the others are created beside it, {@code <name>_scale_<i>}, and dropped after), {@code tenants} (2100),
  * {@code databases} (16), {@code projections} (22, at most 22), {@code burst} (5), {@code polling} in ms (100),
  * {@code workers} (8), {@code pool} connections per database (4), {@code sharedLoads} (16 MiB; 0 off),
- * {@code sharedTransactions} (true), {@code statusCalls} (50), {@code sample} tenants
+ * {@code sharedTransactions} (false), {@code statusCalls} (50), {@code sample} tenants
  * checked after the burst (50), {@code idleSeconds} measured idle (10).
  */
 public final class ScaleBenchmark {
@@ -124,7 +124,7 @@ public final class ScaleBenchmark {
         this.workers = Integer.parseInt(args.getOrDefault("workers", "8"));
         this.pool = Integer.parseInt(args.getOrDefault("pool", "4"));
         this.sharedLoadMegabytes = Integer.parseInt(args.getOrDefault("sharedLoads", "16"));
-        this.sharedTransactions = Boolean.parseBoolean(args.getOrDefault("sharedTransactions", "true"));
+        this.sharedTransactions = Boolean.parseBoolean(args.getOrDefault("sharedTransactions", "false"));
         this.statusCalls = Integer.parseInt(args.getOrDefault("statusCalls", "50"));
         this.sample = Integer.parseInt(args.getOrDefault("sample", "50"));
         this.idleSeconds = Integer.parseInt(args.getOrDefault("idleSeconds", "10"));

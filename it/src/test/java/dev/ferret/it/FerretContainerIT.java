@@ -171,13 +171,18 @@ class FerretContainerIT {
         assertThat(get("/ferret-main/api/orders/o-arc?nonStale=true").statusCode()).isEqualTo(200);
         assertThat(post("/ferret-main/api/streams/o-arc/archive").statusCode()).isEqualTo(202);
         assertThat(get("/ferret-main/api/streams/o-arc").body())
-                .isEqualTo("{\"live\":[2],\"all\":[1,2],\"archived\":true}");
+                .isEqualTo("{\"live\":[2],\"all\":[1,2],\"archived\":true,\"customer\":\"none\"}");
         // ItOrder deletes its document on StreamArchived, which the daemon applies as any event
         assertThat(get("/ferret-main/api/orders/o-arc?nonStale=true").statusCode()).isEqualTo(404);
 
         assertThat(post("/ferret-main/api/streams/o-arc/archive?back=true").statusCode()).isEqualTo(202);
         assertThat(get("/ferret-main/api/streams/o-arc").body())
-                .isEqualTo("{\"live\":[1,3],\"all\":[1,2,3],\"archived\":false}");
+                .isEqualTo("{\"live\":[1,3],\"all\":[1,2,3],\"archived\":false,\"customer\":\"fay\"}");
+
+        // compacted: the order folds from its snapshot event, the original in the archive
+        assertThat(post("/ferret-main/api/streams/o-arc/compact?through=1").statusCode()).isEqualTo(202);
+        assertThat(get("/ferret-main/api/streams/o-arc").body())
+                .isEqualTo("{\"live\":[1,3],\"all\":[1,1,2,3],\"archived\":false,\"customer\":\"fay\"}");
     }
 
     @Test

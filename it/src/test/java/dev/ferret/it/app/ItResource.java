@@ -170,7 +170,18 @@ public class ItResource {
         return Response.accepted().build();
     }
 
-    /** A stream's live versions, all its versions (archived too) and its archived mark. */
+    /** Compacts an order's stream through {@code through}, folded by the ItOrder snapshot. */
+    @POST
+    @Path("streams/{id}/compact")
+    public Response compact(@PathParam("id") String id, @QueryParam("through") long through) {
+        try (DocumentSession session = store.openSession()) {
+            session.events().compactStream(ItOrder.class, id, through);
+            session.saveChanges();
+        }
+        return Response.accepted().build();
+    }
+
+    /** A stream's live versions, all its versions (archived too), its archived mark and its order folded live. */
     @GET
     @Path("streams/{id}")
     public Map<String, Object> stream(@PathParam("id") String id) {
@@ -179,6 +190,7 @@ public class ItResource {
             result.put("live", session.fetchStream(id).stream().map(EventEnvelope::version).toList());
             result.put("all", session.fetchStream(id, true).stream().map(EventEnvelope::version).toList());
             result.put("archived", session.fetchStreamState(id).map(StreamState::archived).orElse(false));
+            result.put("customer", session.aggregateStream(ItOrder.class, id).map(ItOrder::customer).orElse("none"));
             return result;
         }
     }

@@ -52,7 +52,7 @@ class SharedTransactionsConformanceTest {
         StoreOptions options = DaemonFixtures.fastDaemon(db);
         options.projections().add(DaemonFixtures.tallySnapshot().ownTransaction(commitAlone), Lifecycle.ASYNC);
         options.events().register(Tock.class).partitionByTenant(true);
-        options.daemon().workerThreads(4).batchSize(500);
+        options.daemon().workerThreads(4).batchSize(500).sharedTransactions(true);
         options.projections().add(Snapshot.of("TickTotal", TickTotal.class)
                 .create(Tick.class, (id, e) -> new TickTotal(id, e.n()))
                 .apply(Tick.class, (doc, e) -> new TickTotal(doc.id(), doc.sum() + e.n()))
