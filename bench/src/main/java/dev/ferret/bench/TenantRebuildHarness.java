@@ -120,7 +120,7 @@ public final class TenantRebuildHarness {
     }
 
     /** A stage-one document: which event wrote it last, for which tenant, and a large body. Public, for JSON-B. */
-    public record Sheet(String id, String tenant, int i, String body) {
+    public record Sheet(String id, String tenant, int i, long sequence, String body) {
     }
 
     /** A stage-two document: per stream, how many events and the sum of their indexes. Public, for JSON-B. */
@@ -145,7 +145,7 @@ public final class TenantRebuildHarness {
             Fanout fanout = event.dataAs(Fanout.class);
             for (int k = 0; k < docsPerEvent; k++) {
                 int id = (int) (((long) fanout.i() * docsPerEvent + k) % docsPerTenant);
-                operations.store(new Sheet("s" + id, event.tenantId(), fanout.i(),
+                operations.store(new Sheet("s" + id, event.tenantId(), fanout.i(), event.sequence(),
                         body(event.tenantId(), fanout.i(), id, docBytes)));
             }
         }
@@ -153,8 +153,8 @@ public final class TenantRebuildHarness {
 
     /**
      * Stage two: per stream, counts the events and sums their indexes, after reading back the first {@link Sheet}
-     * each event wrote in stage one: it must hold that event or a later one of the page (a later event may reuse the
-     * id). A stage that saw only committed sheets would read an earlier event (or none) and fail the page, so a
+     * each event wrote in stage one: it must hold that event or a later one of the page, by sequence (a later event
+     * may reuse the id). A stage that saw only committed sheets would read an earlier event (or none) and fail the page, so a
      * finished rebuild proves stage two read stage one's page.
      */
     static final class Summaries extends EventProjection {
@@ -173,9 +173,11 @@ public final class TenantRebuildHarness {
             String sheetId = "s" + (int) (((long) fanout.i() * docsPerEvent) % docsPerTenant);
             Sheet sheet = operations.load(Sheet.class, sheetId).orElseThrow(() -> new IllegalStateException(
                     "stage two found no sheet " + sheetId + " for event " + fanout.i()));
-            if (sheet.i() < fanout.i()) {
-                throw new IllegalStateException("stage two read sheet " + sheetId + " of event " + sheet.i()
-                        + ", older than event " + fanout.i() + " that stage one wrote it for in this page");
+            // by sequence: a save appends its events stream by stream, so a later event may have a lower index
+            if (sheet.sequence() < event.sequence()) {
+                throw new IllegalStateException("stage two read sheet " + sheetId + " of sequence " + sheet.sequence()
+                        + ", older than the event at " + event.sequence() + " that stage one wrote it for in this"
+                        + " page");
             }
             StreamSummary summary = operations.load(StreamSummary.class, event.streamId())
                     .map(s -> new StreamSummary(s.id(), s.count() + 1, s.sum() + fanout.i()))
