@@ -4,8 +4,9 @@ import dev.ferret.runtime.documents.DocumentChanges;
 
 /**
  * What one shard's events weigh once applied, learnt from its last pages, for the load budget's byte dimension: a
- * page reserves its events times the bytes an event of this shard took lately (its documents' JSON as UTF-16, plus
- * {@value #LEAST_PER_EVENT} bytes for the event itself), and holds no more events than its room allows. A projection
+ * page reserves its events times the bytes an event of this shard took lately (the JSON as UTF-16 of every document
+ * it built, a document rewritten by several events counting each time, plus {@value #LEAST_PER_EVENT} bytes for the
+ * event itself), and holds no more events than its room allows. A projection
  * that fans one event out to thousands of documents thus learns, after its first page, to load a few events at a
  * time; the estimate rises at once and falls by half a page, so one light page does not undo it. Until its first page
  * committed nothing is known, so that page holds one event: a shard whose one event builds 11,000 documents must not
@@ -51,11 +52,18 @@ final class PageWeight {
             return;
         }
         long[] bytes = {0};
+        long[] kept = {0};
         if (changes != null) {
-            changes.forEachWritten((key, json) -> bytes[0] += 2L * (key.id().length()
-                    + (json == null ? 0 : json.length())));
+            changes.forEachWritten((key, json) -> {
+                bytes[0] += 2L * (key.id().length() + (json == null ? 0 : json.length()));
+                kept[0]++;
+            });
         }
-        long observed = LEAST_PER_EVENT + bytes[0] / events;
+        // every document the page built weighed about what a kept one does: events that rewrite the same documents
+        // cost them each time, though the page keeps only the last of each
+        long built = changes == null ? 0 : Math.max(kept[0], changes.changesMade());
+        long builtBytes = kept[0] == 0 ? bytes[0] : bytes[0] / kept[0] * built;
+        long observed = LEAST_PER_EVENT + builtBytes / events;
         // the first observation replaces the guess outright; later ones fall by half at most
         perEvent = learnt ? Math.max(observed, Math.max(LEAST_PER_EVENT, perEvent / 2)) : observed;
         learnt = true;

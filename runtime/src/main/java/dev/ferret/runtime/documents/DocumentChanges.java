@@ -47,6 +47,8 @@ public final class DocumentChanges {
     private final List<Key> undoKeys = new ArrayList<>();
     private final List<Object> undoPrior = new ArrayList<>();
     private boolean logging;
+    /** Every store and delete since {@link #clear}, repeats of a key included. */
+    private long made;
 
     public void store(Key key, Object document) {
         put(key, Objects.requireNonNull(document, "document"));
@@ -57,6 +59,7 @@ public final class DocumentChanges {
     }
 
     private void put(Key key, Object change) {
+        made++;
         Object prior = changes.put(key, change);
         if (logging) {
             // every write is logged, repeats included: undone newest first, the oldest prior is what remains
@@ -116,6 +119,14 @@ public final class DocumentChanges {
         changes.forEach((key, change) -> action.accept(key, change == DELETED ? null : change));
     }
 
+    /**
+     * How many stores and deletes were made since {@link #clear}, a key written again counting again: the documents
+     * a page built, of which the pending changes keep the last per key.
+     */
+    public long changesMade() {
+        return made;
+    }
+
     /** How many documents the last {@link #write} stored or deleted. */
     public int writtenCount() {
         return written.size();
@@ -129,6 +140,7 @@ public final class DocumentChanges {
     public void clear() {
         changes.clear();
         written.clear();
+        made = 0;
         endUndo();
     }
 

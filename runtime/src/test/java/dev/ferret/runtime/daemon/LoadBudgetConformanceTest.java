@@ -92,6 +92,51 @@ class LoadBudgetConformanceTest {
         }
     }
 
+    /** Each event rewrites the same {@value #SHEETS} documents of about 2 KB: a page keeps 200, whatever its events. */
+    static final class RewritesTheSame extends EventProjection {
+        static final int SHEETS = 200;
+
+        RewritesTheSame() {
+            super("RewritesTheSame");
+        }
+
+        @Override
+        public void apply(EventEnvelope event, DocumentOperations operations) {
+            for (int i = 0; i < SHEETS; i++) {
+                operations.store(new Sheet("same-" + i, event.sequence() + "x".repeat(1_000)));
+            }
+        }
+    }
+
+    @Test
+    void eventsThatRewriteTheSameDocumentsWeighWhatTheyBuildNotWhatThePageKeeps() {
+        List<Integer> pages = new CopyOnWriteArrayList<>();
+        DaemonMetrics pageSizes = new DaemonMetrics() {
+            @Override
+            public void pageCommitted(ShardLabel shard, List<EventEnvelope> events, Duration duration,
+                                      OffsetDateTime visibleAt, boolean replaying) {
+                pages.add(events.size());
+            }
+        };
+        try (TestDatabase db = TestDatabase.create("budgetrewrites")) {
+            StoreOptions options = fastDaemon(db);
+            options.daemon().tenantLoadBudgetMegabytes(1);
+            options.documents().register(Sheet.class);
+            options.projections().add(new RewritesTheSame(), Lifecycle.ASYNC);
+            try (DocumentStore store = Ferret.createStore(options, StoreSeams.defaults().withMetrics(pageSizes))) {
+                appendTicks(store, "t", 30);
+                store.waitForNonStaleProjectionData(WAIT);
+                // an event builds about 400 KB: one or two fit a MiB, though any page keeps only 200 documents
+                assertThat(pages.get(0)).as("the first page").isEqualTo(1);
+                assertThat(pages.subList(1, pages.size())).as("pages after the first")
+                        .allSatisfy(events -> assertThat(events).isBetween(1, 2));
+                assertThat(pages.stream().mapToInt(Integer::intValue).sum()).isEqualTo(30);
+                assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_doc_sheet")))
+                        .isEqualTo(RewritesTheSame.SHEETS);
+            }
+        }
+    }
+
     @Test
     void aProjectionThatFansEachEventOutLearnsItsWeightAndTakesPagesOfFewEventsUnderAByteBudget() {
         List<Integer> pages = new CopyOnWriteArrayList<>();
