@@ -299,4 +299,27 @@ class StreamArchiveConformanceTest {
             }
         }
     }
+
+    @Test
+    void theMarkersKeepTheirAliasesWhenTheApplicationRegistersTheirClassesToo() {
+        try (TestDatabase db = TestDatabase.create("archivealias")) {
+            StoreOptions options = options(db, false);
+            // as a container does for the event types its projections handle: under the simple class name
+            options.events().register(StreamArchived.class).register(StreamUnarchived.class);
+            try (DocumentStore store = Ferret.createStore(options)) {
+                append(store, false, "a", 2);
+                move(store, false, true, "a");
+                move(store, false, false, "a");
+                try (QuerySession query = query(store, false)) {
+                    assertThat(query.fetchStream("a")).extracting(EventEnvelope::version)
+                            .as("the StreamArchived marker went to the archive on the way back")
+                            .containsExactly(1L, 2L, 4L);
+                }
+                assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_events")
+                        + " WHERE type = 'stream_archived' OR type = 'stream_unarchived'")).isEqualTo(1);
+                assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_events_archive")
+                        + " WHERE type = 'stream_archived'")).isEqualTo(1);
+            }
+        }
+    }
 }
