@@ -10,7 +10,6 @@ import dev.ferret.StreamForWriting;
 import dev.ferret.StreamState;
 import dev.ferret.StreamUnarchived;
 import dev.ferret.daemon.ApplyFailedException;
-import dev.ferret.runtime.dialect.ArchiveSql;
 import dev.ferret.runtime.documents.DocumentChanges;
 import dev.ferret.runtime.documents.DocumentMapping;
 import dev.ferret.runtime.events.StreamAppends;
@@ -53,9 +52,8 @@ final class FerretDocumentSession extends FerretQuerySession implements Document
         this.metadata = defaults;
         this.appends = new StreamAppends(context.dialect(), context.eventSql(), context.names(), context.eventTypes(),
                 context.serializer(), context.dataSourceOf(tenantId), tenantId, context.partitionedByTenant());
-        ArchiveSql archiveSql = context.dialect().archiveSql(context.names());
-        this.archives = new StreamArchives(archiveSql, tenantId, context.eventTypes());
-        this.compactions = new StreamCompactions(context, archiveSql, tenantId);
+        this.archives = new StreamArchives(store.archiveSql(), tenantId, context.eventTypes());
+        this.compactions = new StreamCompactions(context, store.archiveSql(), tenantId);
     }
 
     @Override

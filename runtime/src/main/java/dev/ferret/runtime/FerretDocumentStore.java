@@ -12,6 +12,7 @@ import dev.ferret.StoreOptions;
 import dev.ferret.daemon.ProjectionDaemon;
 import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.daemon.AsyncDaemon;
+import dev.ferret.runtime.dialect.ArchiveSql;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.EventSql;
 import dev.ferret.runtime.dialect.TableNames;
@@ -48,6 +49,8 @@ public final class FerretDocumentStore implements DocumentStore {
     private final EventMetadataSource metadataSource;
     private final ReplicaReads replicaReads;
     private final VersionReads versionReads;
+    /** Rendered once, as the context's other statements are: every session that archives or compacts uses them. */
+    private final ArchiveSql archiveSql;
 
     FerretDocumentStore(StoreContext context, OwnedPools ownedPools, boolean ownsSerializer,
                         List<String> createdAtStartup, List<ProjectionApplier> inlineAppliers,
@@ -56,6 +59,7 @@ public final class FerretDocumentStore implements DocumentStore {
         this.metadataSource = metadataSource;
         this.replicaReads = replicaReads;
         this.versionReads = versionReads;
+        this.archiveSql = context.dialect().archiveSql(context.names());
         this.context = context;
         this.ownedPools = ownedPools;
         this.ownsSerializer = ownsSerializer;
@@ -88,6 +92,11 @@ public final class FerretDocumentStore implements DocumentStore {
     /** Where query sessions read: the replicas, and when the primaries instead. */
     ReplicaReads replicaReads() {
         return replicaReads;
+    }
+
+    /** The statements of stream archiving and compacting. */
+    ArchiveSql archiveSql() {
+        return archiveSql;
     }
 
     /** Which version's table serves query sessions' reads of a versioned projection's documents. */

@@ -156,7 +156,7 @@ class FerretQuerySession implements QuerySession {
         }
         ensureOpen();
         IdLimits.requireStreamId(streamId);
-        String sql = context.dialect().archiveSql(context.names()).selectStreamWithArchived();
+        String sql = store.archiveSql().selectStreamWithArchived();
         try (Connection c = readSource().getConnection();
              PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, tenantId);

@@ -20,7 +20,6 @@ import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.metrics.DaemonMetrics;
 import dev.ferret.runtime.progression.ProgressionRows;
 import dev.ferret.runtime.projections.ProjectionApplier;
-import dev.ferret.runtime.projections.SnapshotCache;
 import dev.ferret.runtime.retry.TransientRetry;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -127,16 +126,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
                 pushing.committed();
             }
         };
-        DatabaseLimits limits = new DatabaseLimits(context.databases(), settings, time);
-        this.parts = new ShardParts(context, settings, sql, context.dialect().outboxSql(context.names()),
-                context.dialect().deadLetterSql(context.names()), progression,
-                executors, budget, limits, board,
-                List.copyOf(listeners), retries, sessions, marks, time, rearmLoops, metrics, new Outboxes(),
-                new SnapshotCache(settings.getDocumentCacheMegabytes() * 1024L * 1024L), new ShardGroups(),
-                new ProgressionAtStart(),
-                SharedLoads.of(settings.getSharedLoadMegabytes() * 1024L * 1024L, appliers.size()),
-                SharedWrites.of(context.transactions(), limits, settings.isSharedTransactions(),
-                        context.partitionedByTenant(), appliers.size()));
+        this.parts = ShardParts.of(context, settings, sql, progression, executors, budget, board, listeners, retries,
+                sessions, marks, time, rearmLoops, metrics, appliers.size());
         this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !appliers.isEmpty()
                 ? new ShardOwnership(parts) : null;
         this.orphans = new OrphanedOutboxes(parts, ownership == null
@@ -300,10 +291,8 @@ public final class AsyncDaemon implements ProjectionDaemon {
             ownership.stop(deadline);
         }
         board.changed();
-        LOG.info("Async daemon stopped{}; since the start {} pages were read and {} taken from another shard's read,"
-                + " {} pages committed in {} shared transactions", cancelled == 0 ? "" : "; " + cancelled
-                + " shards were cancelled at the drain bound and will re-process their page", parts.loads().loads(),
-                parts.loads().shared(), parts.writes().grouped(), parts.writes().groups());
+        LOG.info("Async daemon stopped{}; since the start {}", cancelled == 0 ? "" : "; " + cancelled
+                + " shards were cancelled at the drain bound and will re-process their page", parts.sharing());
     }
 
     /** Asks every shard to stop after its page in flight; {@link #stop()} then waits for the drains. */

@@ -38,6 +38,32 @@ record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, 
                   ProgressionAtStart startRows, SharedLoads loads,
                   SharedWrites writes) {
 
+    private static final long MIB = 1024L * 1024L;
+
+    /**
+     * The parts of a daemon of {@code projections} projections: the pieces the daemon keeps a hand on are given, the
+     * ones only its agents share (limits, outboxes, caches, shared loads and writes) are made here from the settings.
+     */
+    static ShardParts of(StoreContext context, DaemonSettings settings, DaemonSql sql, ProgressionRows progression,
+                         DaemonExecutors executors, LoadBudget budget, ProgressBoard board, List<AsyncListener> listeners,
+                         TransientRetry.Factory retries, StoreSessions sessions, LogMarks marks, TimeSource time,
+                         Runnable eventsRaised, DaemonMetrics metrics, int projections) {
+        DatabaseLimits limits = new DatabaseLimits(context.databases(), settings, time);
+        return new ShardParts(context, settings, sql, context.dialect().outboxSql(context.names()),
+                context.dialect().deadLetterSql(context.names()), progression, executors, budget, limits, board,
+                List.copyOf(listeners), retries, sessions, marks, time, eventsRaised, metrics, new Outboxes(),
+                new SnapshotCache(settings.getDocumentCacheMegabytes() * MIB), new ShardGroups(),
+                new ProgressionAtStart(), SharedLoads.of(settings.getSharedLoadMegabytes() * MIB, projections),
+                SharedWrites.of(context.transactions(), limits, settings.isSharedTransactions(),
+                        context.partitionedByTenant(), projections));
+    }
+
+    /** What the shards shared since the start, for the daemon's stop line. */
+    String sharing() {
+        return loads.loads() + " pages were read and " + loads.shared() + " taken from another shard's read, "
+                + writes.grouped() + " pages committed in " + writes.groups() + " shared transactions";
+    }
+
     ExecutorService workers() {
         return executors.workers();
     }

@@ -111,35 +111,47 @@ class LoadBudgetConformanceTest {
     @Test
     void eventsThatRewriteTheSameDocumentsWeighWhatTheyBuildNotWhatThePageKeeps() {
         List<Integer> pages = new CopyOnWriteArrayList<>();
-        DaemonMetrics pageSizes = new DaemonMetrics() {
-            @Override
-            public void pageCommitted(ShardLabel shard, List<EventEnvelope> events, Duration duration,
-                                      OffsetDateTime visibleAt, boolean replaying) {
-                pages.add(events.size());
-            }
-        };
-        try (TestDatabase db = TestDatabase.create("budgetrewrites")) {
-            StoreOptions options = fastDaemon(db);
-            options.daemon().tenantLoadBudgetMegabytes(1);
-            options.documents().register(Sheet.class);
-            options.projections().add(new RewritesTheSame(), Lifecycle.ASYNC);
-            try (DocumentStore store = Ferret.createStore(options, StoreSeams.defaults().withMetrics(pageSizes))) {
-                appendTicks(store, "t", 30);
-                store.waitForNonStaleProjectionData(WAIT);
-                // an event builds about 400 KB: one or two fit a MiB, though any page keeps only 200 documents
-                assertThat(pages.get(0)).as("the first page").isEqualTo(1);
-                assertThat(pages.subList(1, pages.size())).as("pages after the first")
-                        .allSatisfy(events -> assertThat(events).isBetween(1, 2));
-                assertThat(pages.stream().mapToInt(Integer::intValue).sum()).isEqualTo(30);
-                assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_doc_sheet")))
-                        .isEqualTo(RewritesTheSame.SHEETS);
-            }
+        try (TestDatabase db = TestDatabase.create("budgetrewrites");
+             DocumentStore store = underAMebibyte(db, new RewritesTheSame(), pages)) {
+            appendTicks(store, "t", 30);
+            store.waitForNonStaleProjectionData(WAIT);
+            // an event builds about 400 KB: one or two fit a MiB, though any page keeps only 200 documents
+            assertThat(pages.get(0)).as("the first page").isEqualTo(1);
+            assertThat(pages.subList(1, pages.size())).as("pages after the first")
+                    .allSatisfy(events -> assertThat(events).isBetween(1, 2));
+            assertThat(pages.stream().mapToInt(Integer::intValue).sum()).isEqualTo(30);
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_doc_sheet")))
+                    .isEqualTo(RewritesTheSame.SHEETS);
         }
     }
 
     @Test
     void aProjectionThatFansEachEventOutLearnsItsWeightAndTakesPagesOfFewEventsUnderAByteBudget() {
         List<Integer> pages = new CopyOnWriteArrayList<>();
+        try (TestDatabase db = TestDatabase.create("budgetbytes");
+             DocumentStore store = underAMebibyte(db, new FansOut(), pages)) {
+            appendTicks(store, "t", 20);
+            store.waitForNonStaleProjectionData(WAIT);
+            int firstPages = pages.size();
+            // nothing known yet: the first page probes one event, and the next ones already fit the budget
+            assertThat(pages.get(0)).as("the first page").isEqualTo(1);
+            assertThat(pages.subList(1, firstPages)).allSatisfy(events -> assertThat(events).isBetween(1, 2));
+            // learnt from its first pages: an event of this shard weighs about 400 KB once applied
+            appendTicks(store, "t", 20);
+            store.waitForNonStaleProjectionData(WAIT);
+
+            List<Integer> later = pages.subList(firstPages, pages.size());
+            assertThat(later).as("events per page once the weight is known").isNotEmpty()
+                    .allSatisfy(events -> assertThat(events).isBetween(1, 2));
+            assertThat(later.stream().mapToInt(Integer::intValue).sum()).isEqualTo(20);
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_doc_sheet")))
+                    .isEqualTo(40L * FansOut.SHEETS);
+            assertThat(budgetOf(store).peakBytesInFlight()).isLessThanOrEqualTo(1 << 20);
+        }
+    }
+
+    /** A store whose one projection runs under a 1 MiB byte budget, each page's event count added to {@code pages}. */
+    private static DocumentStore underAMebibyte(TestDatabase db, EventProjection projection, List<Integer> pages) {
         DaemonMetrics pageSizes = new DaemonMetrics() {
             @Override
             public void pageCommitted(ShardLabel shard, List<EventEnvelope> events, Duration duration,
@@ -147,31 +159,11 @@ class LoadBudgetConformanceTest {
                 pages.add(events.size());
             }
         };
-        try (TestDatabase db = TestDatabase.create("budgetbytes")) {
-            StoreOptions options = fastDaemon(db);
-            options.daemon().tenantLoadBudgetMegabytes(1);
-            options.documents().register(Sheet.class);
-            options.projections().add(new FansOut(), Lifecycle.ASYNC);
-            try (DocumentStore store = Ferret.createStore(options, StoreSeams.defaults().withMetrics(pageSizes))) {
-                appendTicks(store, "t", 20);
-                store.waitForNonStaleProjectionData(WAIT);
-                int firstPages = pages.size();
-                // nothing known yet: the first page probes one event, and the next ones already fit the budget
-                assertThat(pages.get(0)).as("the first page").isEqualTo(1);
-                assertThat(pages.subList(1, firstPages)).allSatisfy(events -> assertThat(events).isBetween(1, 2));
-                // learnt from its first pages: an event of this shard weighs about 400 KB once applied
-                appendTicks(store, "t", 20);
-                store.waitForNonStaleProjectionData(WAIT);
-
-                List<Integer> later = pages.subList(firstPages, pages.size());
-                assertThat(later).as("events per page once the weight is known").isNotEmpty()
-                        .allSatisfy(events -> assertThat(events).isBetween(1, 2));
-                assertThat(later.stream().mapToInt(Integer::intValue).sum()).isEqualTo(20);
-                assertThat(db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_doc_sheet")))
-                        .isEqualTo(40L * FansOut.SHEETS);
-                assertThat(budgetOf(store).peakBytesInFlight()).isLessThanOrEqualTo(1 << 20);
-            }
-        }
+        StoreOptions options = fastDaemon(db);
+        options.daemon().tenantLoadBudgetMegabytes(1);
+        options.documents().register(Sheet.class);
+        options.projections().add(projection, Lifecycle.ASYNC);
+        return Ferret.createStore(options, StoreSeams.defaults().withMetrics(pageSizes));
     }
 
     private static LoadBudget budgetOf(DocumentStore store) {
