@@ -244,4 +244,25 @@ class SharedTransactionsConformanceTest {
             }
         }
     }
+
+    @Test
+    void aGroupWhoseCommitReplyIsLostLeavesEveryMemberReadingItsOwnProgressionBack() {
+        try (TestDatabase db = TestDatabase.create("sharedtxlost")) {
+            appendWithDaemonOff(db);
+            FlakyDataSource flaky = new FlakyDataSource(db.dataSource());
+            // the first commit on a shard worker, the held first group's, reaches the server and its reply is lost
+            flaky.loseCommitReplies(FlakyDataSource.shardWorkers(), 1);
+            try (DocumentStore store = openHoldingTheFirstGroup(threeProjections(db, false), flaky, () -> { },
+                    new AtomicBoolean())) {
+                store.waitForNonStaleProjectionData(WAIT);
+                assertThat(flaky.lostReplies()).isEqualTo(1);
+                for (String tenant : TENANTS) {
+                    assertTicksProjected(store, tenant);
+                    assertTocks(store, tenant, 3L);
+                }
+                assertThat(store.daemon().status().shards()).as("nothing paused, nothing applied twice")
+                        .allSatisfy(shard -> assertThat(shard.state()).isEqualTo(ShardState.RUNNING));
+            }
+        }
+    }
 }
