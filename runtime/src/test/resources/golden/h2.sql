@@ -135,6 +135,16 @@ CREATE TABLE IF NOT EXISTS PUBLIC.pc_doc_order_summary (
   PRIMARY KEY (tenant_id, id)
 )
 
+-- schema.pc_doc_order_summary_rebuild
+CREATE TABLE IF NOT EXISTS PUBLIC.pc_doc_order_summary_rebuild (
+  id VARCHAR(250) NOT NULL,
+  tenant_id VARCHAR(100) NOT NULL,
+  data JSON NOT NULL,
+  version BIGINT NOT NULL,
+  last_modified TIMESTAMP WITH TIME ZONE NOT NULL,
+  PRIMARY KEY (tenant_id, id)
+)
+
 -- events.insertStream
 INSERT INTO PUBLIC.pc_streams (id, tenant_id, type, version, timestamp, created) VALUES (?, ?, ?, ?, ?, ?)
 
@@ -320,6 +330,12 @@ SELECT projection, COUNT(*) FROM PUBLIC.pc_dead_letters GROUP BY projection
 
 -- deadLetters.delete
 DELETE FROM PUBLIC.pc_dead_letters WHERE projection = ? AND id = ?
+
+-- documents.shadow.copyAll
+INSERT INTO PUBLIC.pc_doc_order_summary (id, tenant_id, data, version, last_modified) SELECT id, tenant_id, data, version, last_modified FROM PUBLIC.pc_doc_order_summary_rebuild
+
+-- documents.shadow.copyTenant
+INSERT INTO PUBLIC.pc_doc_order_summary (id, tenant_id, data, version, last_modified) SELECT id, tenant_id, data, version, last_modified FROM PUBLIC.pc_doc_order_summary_rebuild WHERE tenant_id = ?
 
 -- documents.jsonText(customer.address.city)
 PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'customer.address.city')

@@ -133,6 +133,16 @@ CREATE TABLE IF NOT EXISTS public.pc_doc_order_summary (
   PRIMARY KEY (tenant_id, id)
 ) WITH (fillfactor = 80)
 
+-- schema.pc_doc_order_summary_rebuild
+CREATE TABLE IF NOT EXISTS public.pc_doc_order_summary_rebuild (
+  id varchar(250) NOT NULL,
+  tenant_id varchar(100) NOT NULL,
+  data jsonb NOT NULL,
+  version bigint NOT NULL,
+  last_modified timestamptz NOT NULL,
+  PRIMARY KEY (tenant_id, id)
+) WITH (fillfactor = 80)
+
 -- events.insertStream
 INSERT INTO public.pc_streams (id, tenant_id, type, version, timestamp, created) VALUES (?, ?, ?, ?, ?, ?)
 
@@ -336,6 +346,12 @@ SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint
 
 -- replica.replayedPosition
 SELECT pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0')::bigint
+
+-- documents.shadow.copyAll
+INSERT INTO public.pc_doc_order_summary (id, tenant_id, data, version, last_modified) SELECT id, tenant_id, data, version, last_modified FROM public.pc_doc_order_summary_rebuild
+
+-- documents.shadow.copyTenant
+INSERT INTO public.pc_doc_order_summary (id, tenant_id, data, version, last_modified) SELECT id, tenant_id, data, version, last_modified FROM public.pc_doc_order_summary_rebuild WHERE tenant_id = ?
 
 -- documents.jsonText(customer.address.city)
 (data #>> '{customer,address,city}')

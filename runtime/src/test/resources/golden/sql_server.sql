@@ -153,6 +153,17 @@ CREATE TABLE dbo.pc_doc_order_summary (
   CONSTRAINT pk_pc_doc_order_summary PRIMARY KEY CLUSTERED (tenant_id, id)
 )
 
+-- schema.pc_doc_order_summary_rebuild
+IF OBJECT_ID(N'dbo.pc_doc_order_summary_rebuild', N'U') IS NULL
+CREATE TABLE dbo.pc_doc_order_summary_rebuild (
+  id NVARCHAR(250) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  tenant_id NVARCHAR(100) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  data NVARCHAR(MAX) NOT NULL CONSTRAINT ck_pc_doc_order_summary_rebuild CHECK (ISJSON(data) = 1),
+  version BIGINT NOT NULL,
+  last_modified DATETIMEOFFSET NOT NULL,
+  CONSTRAINT pk_pc_doc_order_summary_rebuild PRIMARY KEY CLUSTERED (tenant_id, id)
+)
+
 -- events.insertStream
 INSERT INTO dbo.pc_streams (id, tenant_id, type, version, timestamp, created) VALUES (?, ?, ?, ?, ?, ?)
 
@@ -355,6 +366,12 @@ SELECT projection, COUNT(*) FROM dbo.pc_dead_letters GROUP BY projection
 
 -- deadLetters.delete
 DELETE FROM dbo.pc_dead_letters WHERE projection = ? AND id = ?
+
+-- documents.shadow.copyAll
+INSERT INTO dbo.pc_doc_order_summary (id, tenant_id, data, version, last_modified) SELECT id, tenant_id, data, version, last_modified FROM dbo.pc_doc_order_summary_rebuild
+
+-- documents.shadow.copyTenant
+INSERT INTO dbo.pc_doc_order_summary (id, tenant_id, data, version, last_modified) SELECT id, tenant_id, data, version, last_modified FROM dbo.pc_doc_order_summary_rebuild WHERE tenant_id = ?
 
 -- documents.jsonText(customer.address.city)
 JSON_VALUE(data, '$."customer"."address"."city"')

@@ -21,10 +21,22 @@ import java.time.Duration;
  * @param runsHere        whether this node runs it: always under SOLO, while it holds the shard's lock under HotCold
  * @param database        the name of the database whose event log it reads: {@code StoreOptions.DEFAULT_DATABASE}
  *                        for the store's own, else the name given in {@code tenancy().database(...)}
+ * @param servesReads     whether this node's query sessions read its documents from the tables this shard writes:
+ *                        false for a new projection version whose reads still go to the prior version's tables
+ *                        (until it has caught up with the prior version, per tenant), and for that prior version's
+ *                        shard once they switched; true for every other shard
  */
 public record ShardStatus(String name, ShardState state, long progression, long highWaterMark, Throwable error,
                           Duration sinceLastCommit, Duration stalledFor, OutboxStatus outbox, String projection,
-                          String tenantId, boolean runsHere, String database) {
+                          String tenantId, boolean runsHere, String database, boolean servesReads) {
+
+    /** A shard that serves reads of its documents. */
+    public ShardStatus(String name, ShardState state, long progression, long highWaterMark, Throwable error,
+                       Duration sinceLastCommit, Duration stalledFor, OutboxStatus outbox, String projection,
+                       String tenantId, boolean runsHere, String database) {
+        this(name, state, progression, highWaterMark, error, sinceLastCommit, stalledFor, outbox, projection,
+                tenantId, runsHere, database, true);
+    }
 
     /** A shard of the store's own database. */
     public ShardStatus(String name, ShardState state, long progression, long highWaterMark, Throwable error,

@@ -213,7 +213,9 @@ class ConsoleIT {
         // one SOLO node: it runs every shard, and names itself so
         assertThat(status.getString("node")).isEqualTo("solo");
         assertThat(status.getJsonArray("shards").getValuesAs(JsonObject.class))
-                .allSatisfy(shard -> assertThat(shard.getBoolean("runsHere")).as("%s", shard).isTrue());
+                .allSatisfy(shard -> assertThat(shard.getBoolean("runsHere")).as("%s", shard).isTrue())
+                // no projection of the sample has a second version: every shard serves its documents' reads
+                .allSatisfy(shard -> assertThat(shard.getBoolean("servesReads")).as("%s", shard).isTrue());
 
         ChromeOptions options = new ChromeOptions().setBinary(chromium.toFile()).addArguments("--headless",
                 "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -90,9 +90,11 @@ final class StoreAssembly {
                 seams.time(), seams.metrics());
         ReplicaReads replicaReads = ReplicaReads.of(options, databases,
                 dialect.replicaSql().map(ReplayPositions::of).orElse(null), seams.time());
+        VersionReads versionReads = VersionReads.of(options.projections(), context);
+        daemon.readSwitches(versionReads);
         FerretDocumentStore store = new FerretDocumentStore(context, ownedPools, ownsSerializer, created, inline,
                 new StreamAggregates(options.projections().registrations()), daemon,
-                options.events().getMetadataSource(), replicaReads, VersionReads.of(options.projections(), context));
+                options.events().getMetadataSource(), replicaReads, versionReads);
         sessions.bind(store);
         LOG.info("Ferret store on {} (schema {}, prefix {}) with {} document types, {} async and {} inline"
                         + " projections, daemon {}", dialect.engine(), names.schema(), names.prefix(),

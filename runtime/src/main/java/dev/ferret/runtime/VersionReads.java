@@ -4,6 +4,7 @@ import dev.ferret.DatabaseException;
 import dev.ferret.projections.AggregateProjection;
 import dev.ferret.projections.ProjectionOptions;
 import dev.ferret.runtime.context.StoreContext;
+import dev.ferret.runtime.daemon.ReadSwitches;
 import dev.ferret.runtime.daemon.ShardNames;
 import dev.ferret.runtime.documents.DocumentMapping;
 import dev.ferret.runtime.progression.ProgressionRows;
@@ -26,12 +27,12 @@ import org.slf4j.LoggerFactory;
  * <p>Immutable but for {@link #switched}, a concurrent set that only grows (at most one entry per shard). Until a
  * shard switches, each read of its type reads the two progression rows (one indexed statement each); after, none.
  */
-final class VersionReads {
+final class VersionReads implements ReadSwitches {
 
     private static final Logger LOG = LoggerFactory.getLogger(VersionReads.class);
 
     /** The projection version reads of a type go to: its name and version. */
-    private record Writer(String projection, int version) {
+    private record Writer(String projection, int version, Class<?> type) {
     }
 
     private final StoreContext context;
@@ -39,11 +40,16 @@ final class VersionReads {
     private final Map<Class<?>, Writer> writers;
     /** Shards (of the newest versions) whose tables serve reads from now on. */
     private final Set<String> switched = ConcurrentHashMap.newKeySet();
+    /** The newest version's writer, by projection name. */
+    private final Map<String, Writer> byProjection = new HashMap<>();
+    /** The prior version's progression as last read, per newest-version shard not switched yet. */
+    private final Map<String, Long> priorSeen = new ConcurrentHashMap<>();
 
     private VersionReads(StoreContext context, Map<Class<?>, Writer> writers) {
         this.context = context;
         this.progression = new ProgressionRows(context.dialect(), context.dialect().daemonSql(context.names()));
         this.writers = Map.copyOf(writers);
+        writers.values().forEach(writer -> byProjection.put(writer.projection(), writer));
     }
 
     /** For the snapshot and multi-stream projections registered above version 1 whose version reads go to. */
@@ -53,7 +59,8 @@ final class VersionReads {
             if (registration.projection() instanceof AggregateProjection<?, ?> aggregate
                     && aggregate.version() > 1
                     && aggregate.version() == context.documents().readVersion(aggregate.documentType())) {
-                writers.put(aggregate.documentType(), new Writer(aggregate.name(), aggregate.version()));
+                writers.put(aggregate.documentType(), new Writer(aggregate.name(), aggregate.version(),
+                        aggregate.documentType()));
             }
         }
         return new VersionReads(context, writers);
@@ -99,6 +106,54 @@ final class VersionReads {
             return context.documents().readVersion(type);
         }
         return forRead(type, tenantId) == context.mapping(type) ? writer.version() : writer.version() - 1;
+    }
+
+    @Override
+    public boolean servesReads(String projection, int version, String tenantId) {
+        Writer writer = byProjection.get(projection);
+        if (writer == null) {
+            return true;
+        }
+        boolean switchedToNewest = switched.contains(shardName(ShardNames.base(projection, writer.version()),
+                tenantId));
+        if (version == writer.version()) {
+            return switchedToNewest;
+        }
+        return version == writer.version() - 1 && !switchedToNewest;
+    }
+
+    /**
+     * Switches once the newest version's shard has reached the prior version's progression: read again only when
+     * the shard passes the value read last, so a shard catching up costs one read per time it reaches it.
+     */
+    @Override
+    public void pageCommitted(String projection, int version, String tenantId, long floor) {
+        Writer writer = byProjection.get(projection);
+        if (writer == null || version != writer.version()) {
+            return;
+        }
+        String shard = shardName(ShardNames.base(projection, version), tenantId);
+        if (switched.contains(shard) || floor < priorSeen.getOrDefault(shard, 0L)) {
+            return;
+        }
+        String prior = shardName(ShardNames.base(projection, version - 1), tenantId);
+        long priorAt;
+        try {
+            priorAt = progression.read(context.databases().of(tenantId).dataSource(), prior);
+        } catch (SQLException e) {
+            // the next page, or the next read of the type, decides
+            LOG.debug("Could not read the progression of {} to decide whether reads switch to {}", prior, shard, e);
+            return;
+        }
+        if (floor >= priorAt) {
+            if (switched.add(shard)) {
+                LOG.info("Reads of {} go to version {} from now on: {} reached {} ({} at {})",
+                        writer.type().getSimpleName(), version, shard, floor, prior, priorAt);
+            }
+            priorSeen.remove(shard);
+        } else {
+            priorSeen.put(shard, priorAt);
+        }
     }
 
     private String shardName(String base, String tenantId) {

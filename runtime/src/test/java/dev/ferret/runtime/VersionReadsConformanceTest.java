@@ -8,6 +8,7 @@ import dev.ferret.DocumentStore;
 import dev.ferret.QuerySession;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.DaemonMode;
+import dev.ferret.daemon.ShardStatus;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.projections.Snapshot;
 import dev.ferret.runtime.daemon.DaemonFixtures;
@@ -140,11 +141,14 @@ class VersionReadsConformanceTest {
                             .as("version 2 is held on its first event").isEqualTo(1);
                     assertThat(read(second, partitioned)).as("the prior version's documents, not an empty table")
                             .containsOnlyKeys(STREAMS).containsValues(5L);
+                    assertThat(second.daemon().shard(newShard(partitioned)).orElseThrow().servesReads())
+                            .as("the status says version 2 does not serve reads yet").isFalse();
                 } finally {
                     gate.countDown();
                 }
                 second.waitForNonStaleProjectionData(WAIT);
                 await().atMost(WAIT).until(() -> second.readVersion(Count.class, tenant) == 2);
+                assertThat(second.daemon().shard(newShard(partitioned)).orElseThrow().servesReads()).isTrue();
                 assertThat(read(second, partitioned)).containsOnlyKeys(STREAMS).containsValues(500L);
                 stop.set(true);
                 reader.join(TimeUnit.SECONDS.toMillis(60));
@@ -154,6 +158,33 @@ class VersionReadsConformanceTest {
                             assertThat(values).containsValues(5L)).anySatisfy(values ->
                             assertThat(values).containsValues(500L));
                 }
+            }
+        }
+    }
+
+    private static String newShard(boolean partitioned) {
+        return partitioned ? "Count:V2:All@acme" : "Count:V2:All";
+    }
+
+    @ParameterizedTest(name = "partitioned by tenant: {0}")
+    @ValueSource(booleans = {false, true})
+    void theNewVersionServesReadsOnceCaughtUpWithoutWaitingForAReader(boolean partitioned) {
+        try (TestDatabase db = TestDatabase.create("versionstatus" + partitioned)) {
+            try (DocumentStore first = Ferret.createStore(options(db, partitioned, 1))) {
+                try (DocumentSession session = partitioned ? first.openSession("acme") : first.openSession()) {
+                    session.events().append("a", new Tick(1));
+                    session.saveChanges();
+                }
+                first.waitForNonStaleProjectionData(WAIT);
+            }
+            gate = new CountDownLatch(0);
+            try (DocumentStore second = Ferret.createStore(options(db, partitioned, 2))) {
+                second.waitForNonStaleProjectionData(WAIT);
+                // no query session has read the type: the daemon switched reads when the shard caught up
+                await().atMost(WAIT).until(() -> second.daemon().shard(newShard(partitioned))
+                        .map(ShardStatus::servesReads).orElse(false));
+                assertThat(second.readVersion(Count.class, partitioned ? "acme" : StoreOptions.DEFAULT_TENANT))
+                        .isEqualTo(2);
             }
         }
     }

@@ -87,6 +87,7 @@ final class ConsoleStatus {
                 .add("projection", shard.projection())
                 .add("state", shard.state().name())
                 .add("runsHere", shard.runsHere())
+                .add("servesReads", shard.servesReads())
                 .add("progression", shard.progression())
                 .add("highWaterMark", shard.highWaterMark())
                 .add("lag", shard.lag())

@@ -224,6 +224,11 @@ public final class AsyncDaemon implements ProjectionDaemon {
     }
 
     /** Starts polling and every shard. */
+    /** Where query sessions read each projection version's documents: the store's answer, given before start. */
+    public void readSwitches(ReadSwitches switches) {
+        parts.reads().use(switches);
+    }
+
     public synchronized void start() {
         if (running) {
             return;

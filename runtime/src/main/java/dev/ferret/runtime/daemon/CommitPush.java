@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * connection whose waits stay quiet is probed every few seconds, because a wait on a connection the server ended may
  * see nothing; a broken connection is replaced after a back-off
  * from the daemon's settings; the loop's state (the connection, the back-off) is its own, and the only fields shared
- * with other threads are the two flags and the stop latch.
+ * with other threads are the three flags and the stop latch.
  */
 final class CommitPush {
 
@@ -45,7 +45,10 @@ final class CommitPush {
     private final ExecutorService threads;
     private final Runnable wake;
     private final Backoff backoff;
+    /** A commit not told yet. */
     private final AtomicBoolean sendPending = new AtomicBoolean();
+    /** Whether the send task runs (or is queued): at most one does. */
+    private final AtomicBoolean sending = new AtomicBoolean();
     private volatile CountDownLatch stopped = new CountDownLatch(0);
     private volatile boolean listening;
 
@@ -99,20 +102,35 @@ final class CommitPush {
 
     /** Events committed here: tell every node, once for a burst. Never blocks. */
     void committed() {
-        if (!sendPending.compareAndSet(false, true)) {
+        sendPending.set(true);
+        if (!sending.compareAndSet(false, true)) {
+            // the send in flight takes this commit with it, or sends once more after it
             return;
         }
         try {
-            threads.execute(this::send);
+            threads.execute(this::sendWhilePending);
         } catch (RejectedExecutionException e) {
             // a stopping executor: the other nodes poll
-            sendPending.set(false);
+            sending.set(false);
+        }
+    }
+
+    /** The one send task: sends until no commit is left untold, then ends, unless a commit came in as it ended. */
+    private void sendWhilePending() {
+        while (true) {
+            // cleared before the send: a commit after this point is sent again, none is folded away unsent
+            if (sendPending.getAndSet(false)) {
+                send();
+                continue;
+            }
+            sending.set(false);
+            if (!sendPending.get() || !sending.compareAndSet(false, true)) {
+                return;
+            }
         }
     }
 
     private void send() {
-        // cleared first: a commit after this point is sent again, none is folded away unsent
-        sendPending.set(false);
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(true);
             signals.send(connection);

@@ -108,7 +108,7 @@ final class NonStaleWait {
     /** A shard's progression: its own when it runs here, else as another HotCold node committed it. */
     private long progressOf(ShardAgent agent) {
         if (ownership == null || agent.state() != ShardState.STOPPED) {
-            return agent.floor();
+            return agent.visibleFloor();
         }
         try {
             return progression.read(agent.partition().database().dataSource(), agent.name());

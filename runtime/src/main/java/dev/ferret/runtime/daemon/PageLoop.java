@@ -1,5 +1,6 @@
 package dev.ferret.runtime.daemon;
 
+import dev.ferret.StoreOptions;
 import dev.ferret.daemon.ApplyFailedException;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.DeadLetterEvent;
@@ -82,6 +83,14 @@ final class PageLoop {
     private volatile long rebuildTarget = Long.MAX_VALUE;
     /** What the run before the rebuild had committed: only pages below it replay silently (their effects exist). */
     private volatile long rebuildSilentUntil;
+    /** The replay behind the live tables a rebuild uses; {@link #shadowing} says whether one is under way. */
+    private final ShadowReplay shadow;
+    /**
+     * Whether the pages go to the shadow tables and the replay's row: from a rebuild's start (or a start that found
+     * an unfinished replay) until the swap; {@link #floor} is then the replay's, the live row stays at
+     * {@link #rebuildSilentUntil}.
+     */
+    private volatile boolean shadowing;
     /** The time source's reading at this node's last commit of the shard; 0 before the first since the start. */
     private volatile long lastCommitNanos;
     /** The connection of the page in flight, for cancelling it; null between pages. */
@@ -112,11 +121,25 @@ final class PageLoop {
         this.pageSize = new CatchUpPageSize(settings, parts.budget());
         this.weight = new PageWeight(parts.budget());
         this.markCell = parts.marks().cellOf(partition);
+        this.shadow = new ShadowReplay(name, applier, partition, parts);
         this.label = ShardLabel.of(name, applier.name(), partition.database().name(), settings.isMetricsPerShard());
     }
 
     long floor() {
         return floor;
+    }
+
+    /**
+     * The progression queries can rely on: the floor, but while a rebuild replays behind the live tables, where the
+     * live tables stand (the replay's pages are not visible until the swap).
+     */
+    long visibleFloor() {
+        return shadowing ? rebuildSilentUntil : floor;
+    }
+
+    /** The replay a rebuild of this shard uses, to prepare its tables while the loop is stopped. */
+    ShadowReplay shadow() {
+        return shadow;
     }
 
     long lastCommitNanos() {
@@ -161,6 +184,7 @@ final class PageLoop {
     void rebuildTo(long target, long previouslyCommitted) {
         rebuildTarget = target;
         rebuildSilentUntil = previouslyCommitted;
+        shadowing = true;
         rebuilding();
     }
 
@@ -183,8 +207,14 @@ final class PageLoop {
                 }
                 floor = retry.call(this::startFromPresent);
             } else if (floor < 0) {
-                OptionalLong atStart = parts.startRows().firstStart(name);
-                long persisted = atStart.isPresent() ? atStart.getAsLong() : retry.call(this::readProgression);
+                long persisted;
+                if (shadowing) {
+                    persisted = retry.call(this::readReplayRow);
+                } else {
+                    OptionalLong atStart = parts.startRows().firstStart(name);
+                    persisted = resumeUnfinishedReplay(atStart.isPresent() ? atStart.getAsLong()
+                            : retry.call(this::readProgression));
+                }
                 if (applier.gatesSideEffects()) {
                     // snapshotted at each start: an interrupted warm-up resumes held back
                     long prior = retry.call(this::priorVersionsMark);
@@ -199,6 +229,9 @@ final class PageLoop {
             }
             // one page a turn: the worker goes back to the line, so every shard with work gets its page in turn
             boolean inLine = !lifecycle.stopping() && floor < mark() && !retry.call(this::processPage);
+            if (!inLine && !lifecycle.stopping() && shadowing && floor >= rebuildTarget) {
+                retry.call(this::swap);
+            }
             return inLine ? Turn.NONE : new Turn(Event.PAGE_COMMITTED, null);
         } catch (ProgressionConflictException e) {
             if (!lifecycle.stopping() && parts.settings().getMode() == DaemonMode.HOT_COLD) {
@@ -229,12 +262,71 @@ final class PageLoop {
         return progression.read(dataSource, name);
     }
 
+    /**
+     * A replaying shard's floor at a (re)start: its replay's row; gone, the replay was swapped in by another node that
+     * held the shard meanwhile, and the shard runs live from its row.
+     */
+    private long readReplayRow() throws SQLException {
+        OptionalLong replay = shadow.unfinished(dataSource);
+        if (replay.isPresent()) {
+            return replay.getAsLong();
+        }
+        shadowing = false;
+        lifecycle.fire(Event.REBUILD_REACHED);
+        LOG.info("Shard {}'s rebuild was swapped in elsewhere meanwhile; it runs live", name);
+        return readProgression();
+    }
+
+    /**
+     * At a start: a replay row left by a rebuild that did not swap (the node stopped) resumes that rebuild from its
+     * row up to the current mark, behind the live tables; returns the floor to start from.
+     */
+    private long resumeUnfinishedReplay(long live) throws Exception {
+        OptionalLong unfinished = parts.startRows().firstStartIfPresent(shadow.row());
+        if (unfinished == null) {
+            unfinished = retry.call(() -> shadow.unfinished(dataSource));
+        }
+        if (unfinished.isEmpty()) {
+            return live;
+        }
+        rebuildTarget = mark();
+        rebuildSilentUntil = live;
+        shadowing = true;
+        lifecycle.fire(Event.REBUILD_RESUMED);
+        LOG.info("Shard {} resumes the rebuild it left at {} behind its live tables (live at {}), up to {}", name,
+                unfinished.getAsLong(), live, rebuildTarget);
+        return unfinished.getAsLong();
+    }
+
+    /**
+     * The replay reached its target: its documents replace the live ones and its row the live row, in one
+     * transaction; the shard runs live from the same floor.
+     */
+    private Void swap() throws SQLException {
+        long at = floor;
+        boolean swapped = context.transactions().inTransaction(dataSource, c ->
+                shadow.swap(c, at, OffsetDateTime.now(context.clock()).truncatedTo(ChronoUnit.MILLIS)));
+        shadowing = false;
+        writer.restarted();
+        lifecycle.fire(Event.REBUILD_REACHED);
+        if (swapped) {
+            LOG.info("Shard {} swapped in its rebuild at {}: queries read the rebuilt documents, and it runs live"
+                    + " from here", name, at);
+        } else {
+            LOG.info("Shard {}'s swap at {} had committed although its commit reported a failure; it runs live", name,
+                    at);
+        }
+        parts.board().changed();
+        return null;
+    }
+
     /** One page; false when the shard joined the budget's line instead (the grant wakes it, holding no thread). */
     private boolean processPage() throws SQLException {
         resolveUnknownCommit();
         // read once: a rebuild may end while this page is in flight, and its listeners must stay silent
         boolean silent = lifecycle.rebuilding() && floor < rebuildSilentUntil;
         boolean warmingUp = floor < warmUpUntil;
+        ShadowReplay replay = shadowing ? shadow : null;
         pageCommitted = false;
         LoadBudget.Reservation room = line.take(pageSize.next(), weight.bytesFor(pageSize.next()));
         if (room == null) {
@@ -253,7 +345,7 @@ final class PageLoop {
             // millisecond precision survives every engine's timestamp column, so the stamp reads back equal
             PageAttempt attempt = new PageAttempt(page.floor(), page.end(),
                     OffsetDateTime.now(context.clock()).truncatedTo(ChronoUnit.MILLIS), silent, warmingUp,
-                    startedNanos);
+                    startedNanos, replay);
             try {
                 long skipping = skipOnce;
                 outcome = writer.write(page, attempt, inFlight, skipping);
@@ -307,7 +399,7 @@ final class PageLoop {
             return;
         }
         PageAttempt attempt = outcome.attempt();
-        Optional<ProgressionRows.Stamped> row = progression.readStamped(dataSource, name);
+        Optional<ProgressionRows.Stamped> row = progression.readStamped(dataSource, attempt.row(name));
         Long at = row.map(ProgressionRows.Stamped::lastSeqId).orElse(null);
         OffsetDateTime stamp = row.map(ProgressionRows.Stamped::lastUpdated).orElse(null);
         unresolved = null;
@@ -357,13 +449,13 @@ final class PageLoop {
         if (floor == attempt.floor()) {
             floor = attempt.end();
         }
-        if (lifecycle.rebuilding() && floor >= rebuildTarget) {
-            lifecycle.fire(Event.REBUILD_REACHED);
-            LOG.info("Shard {} caught up with its rebuild's target {}; it runs live from here", name, rebuildTarget);
-        }
         // the first page after a skip starts at the refused event, so it has dealt with it (a tenant's page counts
         // in the tenant's own numbers, the skip in the store's: they are not compared)
         skipOnce = -1;
+        if (applier.version() > 1 && !shadowing) {
+            parts.reads().pageCommitted(applier.name(), applier.version(),
+                    partition.perTenant() ? partition.tenantId() : StoreOptions.DEFAULT_TENANT, floor);
+        }
         // after the floor moved: a collection never sees the page's events counted ahead of the progression
         parts.metrics().pageCommitted(label, outcome.events(), Duration.ofNanos(lastCommitNanos - attempt.startedNanos()),
                 attempt.stamp(), attempt.silent());
@@ -380,7 +472,8 @@ final class PageLoop {
     void replay(DeadLetterEvent dead) throws SQLException {
         LoadedPage page = reader.loadEvent(dead.sequence());
         PageAttempt attempt = new PageAttempt(page.floor(), page.end(),
-                OffsetDateTime.now(context.clock()).truncatedTo(ChronoUnit.MILLIS), false, false, time.nanoTime());
+                OffsetDateTime.now(context.clock()).truncatedTo(ChronoUnit.MILLIS), false, false, time.nanoTime(),
+                null);
         PageOutcome outcome = writer.replay(page, attempt, dead.id());
         LOG.info("Shard {} applied dead letter {} (sequence {}) again", name, dead.id(), dead.sequence());
         listeners.postCommit(outcome.batch());

@@ -111,7 +111,7 @@ final class PageWriter {
 
     /** The page of {@code outcome} committed: its writes are the table's state for the next page to start from. */
     void committed(PageOutcome outcome) {
-        if (snapshots != null && outcome.batch() != null) {
+        if (snapshots != null && outcome.batch() != null && outcome.attempt().shadow() == null) {
             snapshots.pageCommitted(outcome.attempt().end(), outcome.batch().changes());
         }
     }
@@ -146,11 +146,13 @@ final class PageWriter {
 
     private PageOutcome write(LoadedPage page, PageAttempt attempt, InFlight inFlight, LongPredicate skip,
                               long deadLetterId) throws SQLException {
-        if (shared.enabled() && deadLetterId == NO_DEAD_LETTER && applier.sharesTransactions()) {
+        // a replay behind the live tables writes alone: its row and tables are not the ones a group expects
+        if (shared.enabled() && deadLetterId == NO_DEAD_LETTER && applier.sharesTransactions()
+                && attempt.shadow() == null) {
             return writeShared(page, attempt, inFlight, skip);
         }
         return writeAlone(page, attempt, inFlight, deadLetterId, null,
-                c -> apply(c, page, skip, inFlight, deadLetterId != NO_DEAD_LETTER, attempt.silent()));
+                c -> apply(c, page, skip, inFlight, deadLetterId != NO_DEAD_LETTER, attempt));
     }
 
     /**
@@ -164,7 +166,7 @@ final class PageWriter {
         Applied applied = limits.writing(partition.database(), () -> {
             try (Connection read = dataSource.getConnection()) {
                 try {
-                    return apply(read, page, skip, inFlight, false, attempt.silent());
+                    return apply(read, page, skip, inFlight, false, attempt);
                 } finally {
                     // before the connection goes back to the pool: a drain's abort must never reach it there
                     inFlight.connected(null);
@@ -235,7 +237,8 @@ final class PageWriter {
 
     /** Applies the page's events on {@code c}: documents read back through it, nothing written yet. */
     private Applied apply(Connection c, LoadedPage page, LongPredicate skip, InFlight inFlight, boolean replaying,
-                          boolean silent) throws SQLException {
+                          PageAttempt attempt) throws SQLException {
+        boolean silent = attempt.silent();
         // built inside: a transaction runner that re-runs the work must not collect them twice
         List<DeadLetter> deadLetters = new ArrayList<>();
         // one row per (shard, event), however many documents the failing event was routed to
@@ -255,9 +258,12 @@ final class PageWriter {
             throw new SQLException("shard " + name + " was cancelled before its page wrote");
         }
         PageBatch batch = new PageBatch(context, c, new DocumentChanges(), partition.database());
+        if (attempt.shadow() != null) {
+            batch.replayingIntoShadows(attempt.shadow().shadowed());
+        }
         // a replayed event is out of the shard's order: it reads and writes past the cache, which the restart
-        // after it drops
-        if (snapshots != null && !replaying) {
+        // after it drops; the cache holds the live tables' documents, not a rebuild's shadows
+        if (snapshots != null && !replaying && attempt.shadow() == null) {
             snapshots.beginPage(page.floor());
             batch.readingThrough(snapshots);
         }
@@ -315,7 +321,7 @@ final class PageWriter {
                 throw new IllegalStateException("dead letter " + deadLetterId + " of shard " + name
                         + " was replayed or discarded meanwhile; nothing was applied");
             }
-        } else if (!progression.advance(c, name, page.floor(), page.end(), now)) {
+        } else if (!progression.advance(c, attempt.row(name), page.floor(), page.end(), now)) {
             throw new ProgressionConflictException(name, page.floor());
         }
         if (inFlight.cancelledByDrain()) {

@@ -73,4 +73,17 @@ final class ProgressionAtStart {
         }
         return OptionalLong.of(read.getOrDefault(shard, 0L));
     }
+
+    /**
+     * Whether {@code row} existed as of the start, and where, at the first ask only: empty when it did not, null when
+     * the rows were not read or the row was asked for before (the caller reads it).
+     */
+    OptionalLong firstStartIfPresent(String row) {
+        Map<String, Long> read = rows;
+        if (read == null || !taken.add(row)) {
+            return null;
+        }
+        Long at = read.get(row);
+        return at == null ? OptionalLong.empty() : OptionalLong.of(at);
+    }
 }

@@ -8,12 +8,10 @@ import dev.ferret.daemon.RebuildProgress;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.context.TimeSource;
-import dev.ferret.runtime.documents.DocumentMapping;
 import dev.ferret.runtime.progression.ProgressionRows;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,10 +21,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A rebuild: the shards stop (REQUEST_STOP, DRAINED), their documents and progression are torn down, each is marked
- * for a rebuild up to its mark as it stands after the teardown (REBUILD) and started (START); the caller waits for
- * every target within its timeout, reported once a second. A shard that reaches its target goes live by itself
- * (REBUILD_REACHED), so a rebuild whose caller stopped waiting still ends.
+ * A rebuild: the shards stop (REQUEST_STOP, DRAINED), their shadow tables and replay rows are emptied
+ * ({@link ShadowReplay#prepare}), each is marked for a rebuild up to its mark (REBUILD) and started (START); it replays
+ * into its shadows while queries read its live documents as they stood at the stop, and swaps the replay in when it
+ * reaches its target (REBUILD_REACHED). The caller waits for every swap within its timeout, reported once a second; a
+ * rebuild whose caller stopped waiting still ends, and one whose node stopped resumes at the shard's next start.
  */
 final class Rebuild {
 
@@ -82,8 +81,8 @@ final class Rebuild {
     }
 
     /**
-     * Stops the agents, deletes their documents and progression, replays each up to its mark as it stands after the
-     * teardown, and returns when all caught up; continuous processing then resumes.
+     * Stops the agents, empties their shadows, replays each behind its live tables up to its mark, and returns when
+     * every replay was swapped in; continuous processing then resumes.
      */
     private void rebuild(List<ShardAgent> agents, String label, Duration timeout, Consumer<RebuildProgress> progress) {
         agents.forEach(agent -> operations.requireHeldHere(agent, "rebuild"));
@@ -93,7 +92,7 @@ final class Rebuild {
         agents.forEach(agent -> agent.awaitStop(deadline));
         Map<ShardAgent, Long> committedBefore = new LinkedHashMap<>();
         agents.forEach(agent -> committedBefore.put(agent, committedProgression(agent)));
-        agents.forEach(this::teardown);
+        agents.forEach(this::prepareShadows);
         agents.forEach(ShardAgent::markRebuild);
         long highest = marks.refreshMark(timeout, database -> true);
         Map<ShardAgent, Long> targets = new LinkedHashMap<>();
@@ -115,8 +114,8 @@ final class Rebuild {
         };
         boolean done;
         try {
-            done = board.await(() -> targets.entrySet().stream().allMatch(t -> t.getKey().floor() >= t.getValue()
-                            || t.getKey().state() == ShardState.PAUSED),
+            done = board.await(() -> targets.keySet().stream().allMatch(agent -> !agent.rebuilding()
+                            || agent.state() == ShardState.PAUSED),
                     timeout.minusNanos(time.nanoTime() - started), report);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -139,7 +138,6 @@ final class Rebuild {
             throw new NonStaleTimeoutException("rebuild of " + label + " reached " + p.eventsDone() + " of "
                     + p.eventsTotal() + " within " + timeout + "; it goes on in the background", lag);
         }
-        agents.forEach(ShardAgent::rebuildReached);
         progress.accept(progressOf(label, targets, started));
         LOG.info("Rebuild of {} finished: {} positions in {} ms", label, total,
                 TimeUnit.NANOSECONDS.toMillis(time.nanoTime() - started));
@@ -167,28 +165,15 @@ final class Rebuild {
         }
     }
 
-    /** Deletes what the shard wrote (only its tenant's documents for a tenant's shard) and its progression. */
-    private void teardown(ShardAgent agent) {
-        LogPartition partition = agent.partition();
+    /** Empties the shard's shadow tables (its tenant's rows) and sets its replay's row to zero. */
+    private void prepareShadows(ShardAgent agent) {
         try {
-            context.transactions().inTransaction(partition.database().dataSource(), c -> {
-                for (DocumentMapping<?> mapping : agent.applier().documentMappings(context)) {
-                    if (partition.perTenant()) {
-                        try (PreparedStatement ps = c.prepareStatement(mapping.sql().deleteTenant())) {
-                            ps.setString(1, partition.tenantId());
-                            ps.executeUpdate();
-                        }
-                    } else {
-                        try (Statement s = c.createStatement()) {
-                            s.executeUpdate(mapping.sql().deleteAll());
-                        }
-                    }
-                }
-                progression.delete(c, agent.name());
+            context.transactions().inTransaction(agent.partition().database().dataSource(), c -> {
+                agent.shadow().prepare(c, OffsetDateTime.now(context.clock()));
                 return null;
             });
         } catch (SQLException e) {
-            throw new DatabaseException("could not tear down " + agent.name() + " for its rebuild: "
+            throw new DatabaseException("could not prepare the shadow tables of " + agent.name() + " for its rebuild: "
                     + e.getMessage(), e);
         }
     }

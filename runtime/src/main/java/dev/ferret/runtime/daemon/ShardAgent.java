@@ -1,5 +1,6 @@
 package dev.ferret.runtime.daemon;
 
+import dev.ferret.StoreOptions;
 import dev.ferret.daemon.ApplyFailedException;
 import dev.ferret.daemon.DeadLetterEvent;
 import dev.ferret.daemon.ShardState;
@@ -116,7 +117,12 @@ final class ShardAgent {
         long committed = pages.lastCommitNanos();
         return new ShardStatus(name, lifecycle.state(), Math.max(0, pages.floor()), pages.mark(), lifecycle.error(),
                 committed == 0 ? null : Duration.ofNanos(now - committed), stalledFor(now), outbox.status(),
-                applier.name(), partition.tenantId(), runsHere, partition.database().name());
+                applier.name(), partition.tenantId(), runsHere, partition.database().name(),
+                parts.reads().servesReads(applier.name(), applier.version(), tenantOrDefault()));
+    }
+
+    private String tenantOrDefault() {
+        return partition.perTenant() ? partition.tenantId() : StoreOptions.DEFAULT_TENANT;
     }
 
     /** How many sequence numbers it is behind its mark, as {@link ShardStatus#lag()}. */
@@ -384,8 +390,18 @@ final class ShardAgent {
         }
     }
 
-    /** The rebuild's caller saw every target reached: the shard runs live (the page loop may have said so first). */
-    void rebuildReached() {
-        lifecycle.fire(Event.REBUILD_REACHED);
+    /** Whether a rebuild of this shard is still under way: its replay has not been swapped in. */
+    boolean rebuilding() {
+        return lifecycle.rebuilding();
+    }
+
+    /** Where the documents queries read stand: see {@link PageLoop#visibleFloor}. */
+    long visibleFloor() {
+        return pages.visibleFloor();
+    }
+
+    /** The replay behind the live tables a rebuild of this shard uses. */
+    ShadowReplay shadow() {
+        return pages.shadow();
     }
 }

@@ -58,6 +58,7 @@ import org.slf4j.LoggerFactory;
  * | STOPPED, PAUSED, HELD | DRAINED | same | - | a paused or held shard stays so |
  * | STOPPED, PAUSED, HELD | HOLD | HELD | clear error | an operator's pause, after the drain; until START |
  * | STOPPED, PAUSED, HELD | REBUILD | same | mark rebuild | the next START replays from zero |
+ * | RUNNING, RETRYING | REBUILD_RESUMED | same | mark rebuild | a start found a rebuild's replay that did not swap: it goes on behind the live tables |
  * | STOPPED, STOPPING, RUNNING, RETRYING, PAUSED, HELD | REBUILD_REACHED | same | end rebuild | the rebuild's target committed: live from here |
  * </pre>
  * <!-- /lifecycle-table -->
@@ -79,7 +80,7 @@ final class ShardLifecycle {
     /** What happens to a shard. */
     enum Event {
         START, SKIP, WAKE, PAGE_COMMITTED, TRANSIENT_FAILURE, APPLY_FAILED, CONFLICT, REQUEST_STOP, LOCK_LOST,
-        DRAINED, HOLD, REBUILD, REBUILD_REACHED
+        DRAINED, HOLD, REBUILD, REBUILD_RESUMED, REBUILD_REACHED
     }
 
     /** What a transition does besides changing the phase. */
@@ -164,6 +165,8 @@ final class ShardLifecycle {
                     "an operator's pause, after the drain; until START"),
             row(phases(Phase.STOPPED, Phase.PAUSED, Phase.HELD), Event.REBUILD, null, EnumSet.of(Effect.MARK_REBUILD),
                     "the next START replays from zero"),
+            row(phases(Phase.RUNNING, Phase.RETRYING), Event.REBUILD_RESUMED, null, EnumSet.of(Effect.MARK_REBUILD),
+                    "a start found a rebuild's replay that did not swap: it goes on behind the live tables"),
             row(phases(Phase.STOPPED, Phase.STOPPING, Phase.RUNNING, Phase.RETRYING, Phase.PAUSED, Phase.HELD),
                     Event.REBUILD_REACHED, null, EnumSet.of(Effect.END_REBUILD),
                     "the rebuild's target committed: live from here"));

@@ -28,6 +28,7 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param startRows      the progression rows a SOLO daemon read as it started, for its shards' first starts
  * @param loads          the pages of the log read lately, for the shards that read the same slice
  * @param writes         where pages of one database without side effects commit together
+ * @param reads          where query sessions read each projection version's documents, for status
  */
 record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, OutboxSql outboxSql,
                   DeadLetterSql deadLetterSql,
@@ -36,7 +37,7 @@ record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, 
                   StoreSessions sessions, LogMarks marks, TimeSource time, Runnable eventsRaised,
                   DaemonMetrics metrics, Outboxes outboxes, SnapshotCache snapshots, ShardGroups groups,
                   ProgressionAtStart startRows, SharedLoads loads,
-                  SharedWrites writes) {
+                  SharedWrites writes, StoreReadSwitches reads) {
 
     private static final long MIB = 1024L * 1024L;
 
@@ -55,7 +56,7 @@ record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, 
                 new SnapshotCache(settings.getDocumentCacheMegabytes() * MIB), new ShardGroups(),
                 new ProgressionAtStart(), SharedLoads.of(settings.getSharedLoadMegabytes() * MIB, projections),
                 SharedWrites.of(context.transactions(), limits, settings.isSharedTransactions(),
-                        context.partitionedByTenant(), projections));
+                        context.partitionedByTenant(), projections), new StoreReadSwitches());
     }
 
     /** What the shards shared since the start, for the daemon's stop line. */

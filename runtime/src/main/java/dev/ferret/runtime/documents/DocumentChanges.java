@@ -2,6 +2,7 @@ package dev.ferret.runtime.documents;
 
 import dev.ferret.JsonSerializer;
 import dev.ferret.runtime.dialect.Dialect;
+import dev.ferret.runtime.dialect.DocumentSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -11,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.BiConsumer;
 
 /**
@@ -49,6 +51,18 @@ public final class DocumentChanges {
     private boolean logging;
     /** Every store and delete since {@link #clear}, repeats of a key included. */
     private long made;
+    /** The tables whose writes go to their shadows instead (a rebuild's replay); empty otherwise. */
+    private Set<DocumentMapping<?>> shadowed = Set.of();
+
+    /** From now on, writes of {@code mappings} go to their {@link ShadowTable}s. */
+    public void writeToShadows(Set<DocumentMapping<?>> mappings) {
+        this.shadowed = Set.copyOf(mappings);
+    }
+
+    /** The statements a write of {@code mapping} uses: its own, or its shadow's during a rebuild's replay. */
+    public DocumentSql sqlOf(DocumentMapping<?> mapping) {
+        return shadowed.contains(mapping) ? mapping.shadow().sql() : mapping.sql();
+    }
 
     public void store(Key key, Object document) {
         put(key, Objects.requireNonNull(document, "document"));
@@ -154,12 +168,13 @@ public final class DocumentChanges {
         }
         for (Map.Entry<DocumentMapping<?>, List<Map.Entry<Key, Object>>> group : byMapping.entrySet()) {
             DocumentMapping<?> mapping = group.getKey();
+            DocumentSql sql = sqlOf(mapping);
             PreparedStatement upsert = null;
             PreparedStatement delete = null;
             List<String> manyIds = new ArrayList<>();
             List<String> manyTenants = new ArrayList<>();
             List<String> manyJson = new ArrayList<>();
-            boolean inOneStatement = mapping.sql().upsertsInOneStatement();
+            boolean inOneStatement = sql.upsertsInOneStatement();
             try {
                 for (Map.Entry<Key, Object> change : group.getValue()) {
                     Key key = change.getKey();
@@ -173,14 +188,14 @@ public final class DocumentChanges {
                     } else if (change.getValue() == DELETED) {
                         written.put(key, null);
                         if (delete == null) {
-                            delete = connection.prepareStatement(mapping.sql().delete());
+                            delete = connection.prepareStatement(sql.delete());
                         }
                         delete.setString(1, key.tenantId());
                         delete.setString(2, key.id());
                         delete.addBatch();
                     } else {
                         if (upsert == null) {
-                            upsert = connection.prepareStatement(mapping.sql().upsert());
+                            upsert = connection.prepareStatement(sql.upsert());
                         }
                         upsert.setString(1, key.id());
                         upsert.setString(2, key.tenantId());
@@ -196,7 +211,7 @@ public final class DocumentChanges {
                     upsert.executeBatch();
                 }
                 if (!manyIds.isEmpty()) {
-                    upsert = connection.prepareStatement(mapping.sql().upsertMany());
+                    upsert = connection.prepareStatement(sql.upsertMany());
                     for (int from = 0; from < manyIds.size(); from += MAX_ARRAY_PARAMETER) {
                         int to = Math.min(manyIds.size(), from + MAX_ARRAY_PARAMETER);
                         upsert.setObject(1, now);

@@ -55,6 +55,8 @@ public final class DocumentMapping<T> {
     private boolean checksPaths;
     /** The declared indexes whose keys the engine limits, checked before every write. */
     private final List<IndexedValues> limitedIndexes = new ArrayList<>();
+    /** Where a rebuild of the projection writing this table replays; null for documents no projection writes. */
+    private ShadowTable shadow;
 
     private DocumentMapping(Class<T> type, String name, Function<T, ?> idReader, DocumentSql sql,
                             SchemaObject table) {
@@ -182,6 +184,16 @@ public final class DocumentMapping<T> {
 
     public SchemaObject table() {
         return table;
+    }
+
+    /** Gives this table a shadow for rebuilds; called by {@link DocumentMappings} at startup, before any use. */
+    void addShadow(Dialect dialect, TableNames names) {
+        shadow = ShadowTable.of(name, dialect, names);
+    }
+
+    /** The table a rebuild replays into, or null when no projection writes this one. */
+    public ShadowTable shadow() {
+        return shadow;
     }
 
 

@@ -84,6 +84,16 @@ public final class DocumentMappings {
         boolean checkPaths = options.getSerializer() == null;
         mappings.values().forEach(mapping -> mapping.checkPaths(checkPaths));
         versioned.values().forEach(mapping -> mapping.checkPaths(checkPaths));
+        // every table a projection writes can be rebuilt behind the one queries read
+        for (ProjectionOptions.Registration registration : options.projections().registrations()) {
+            for (Class<?> type : registration.projection().documentTypes()) {
+                DocumentMapping<?> written = mappings.get(type);
+                if (written.shadow() == null) {
+                    written.addShadow(dialect, names);
+                }
+            }
+        }
+        versioned.values().forEach(mapping -> mapping.addShadow(dialect, names));
         Map<Class<?>, DocumentMapping<?>> reads = new LinkedHashMap<>(mappings);
         readVersions.forEach((type, version) -> reads.put(type, versioned.get(key(type, version))));
         for (StoreOptions.DocumentIndex index : options.documents().indexes()) {
@@ -114,6 +124,8 @@ public final class DocumentMappings {
         List<SchemaObject> tables = new ArrayList<>();
         base.values().forEach(mapping -> tables.add(mapping.table()));
         versioned.values().forEach(mapping -> tables.add(mapping.table()));
+        base.values().stream().filter(m -> m.shadow() != null).forEach(m -> tables.add(m.shadow().table()));
+        versioned.values().stream().filter(m -> m.shadow() != null).forEach(m -> tables.add(m.shadow().table()));
         base.values().forEach(mapping -> tables.addAll(mapping.indexes()));
         versioned.values().forEach(mapping -> tables.addAll(mapping.indexes()));
         return tables;

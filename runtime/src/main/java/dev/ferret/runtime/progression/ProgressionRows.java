@@ -110,11 +110,11 @@ public final class ProgressionRows {
         }
     }
 
-    /** Deletes the row, on {@code c}. */
-    public void delete(Connection c, String name) throws SQLException {
+    /** Deletes the row, on {@code c}; false when there was none. */
+    public boolean delete(Connection c, String name) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.deleteProgression())) {
             ps.setString(1, name);
-            ps.executeUpdate();
+            return ps.executeUpdate() > 0;
         }
     }
 

@@ -218,6 +218,15 @@ public final class PageBatch {
     }
 
     /**
+     * Reads and writes {@code mappings} in their shadow tables: the page is a rebuild's replay, which queries do not
+     * see until its swap. Every other table (another projection's documents an event projection loads) stays live.
+     */
+    public PageBatch replayingIntoShadows(Set<DocumentMapping<?>> mappings) {
+        changes.writeToShadows(mappings);
+        return this;
+    }
+
+    /**
      * Reads committed snapshots from {@code cache} before the database, for a shard that is their only writer. The
      * caller has begun the page on it ({@link ShardDocumentCache#beginPage}).
      */
@@ -286,7 +295,7 @@ public final class PageBatch {
         if (unknown.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = connection.prepareStatement(mapping.sql().loadMany())) {
+        try (PreparedStatement ps = connection.prepareStatement(changes.sqlOf(mapping).loadMany())) {
             for (int from = 0; from < unknown.size(); from += DocumentChanges.MAX_ARRAY_PARAMETER) {
                 ps.setString(1, tenantId);
                 context.dialect().bindIds(connection, ps, 2,

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ferret.DatabaseEngine;
 import dev.ferret.runtime.engines.Dialects;
+import dev.ferret.runtime.documents.ShadowTable;
 import java.io.IOException;
 import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;
@@ -51,6 +52,8 @@ class DialectGoldenTest {
         }
         SchemaObject documentTable = dialect.documentTable(names, "order_summary");
         addDdl(statements, "schema." + documentTable.name(), documentTable.ddl());
+        ShadowTable shadow = ShadowTable.of("order_summary", dialect, names);
+        addDdl(statements, "schema." + shadow.table().name(), shadow.table().ddl());
         addRecord(statements, "events.", dialect.eventSql(names));
         addRecord(statements, "archive.", dialect.archiveSql(names));
         addRecord(statements, "documents.", dialect.documentSql(names, "order_summary"));
@@ -58,6 +61,8 @@ class DialectGoldenTest {
         addRecord(statements, "outbox.", dialect.outboxSql(names));
         addRecord(statements, "deadLetters.", dialect.deadLetterSql(names));
         dialect.replicaSql().ifPresent(replica -> addRecord(statements, "replica.", replica));
+        statements.put("documents.shadow.copyAll", shadow.copyAll());
+        statements.put("documents.shadow.copyTenant", shadow.copyTenant());
         statements.put("documents.jsonText(customer.address.city)",
                 dialect.jsonText(names, List.of("customer", "address", "city")));
         statements.put("documents.jsonNumber(total)", dialect.jsonNumber(names, List.of("total")));

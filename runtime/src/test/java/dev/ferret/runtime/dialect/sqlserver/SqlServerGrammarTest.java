@@ -34,6 +34,7 @@ class SqlServerGrammarTest {
             Map.entry("schema.pc_events.correlation_id[1]", "IF NOT EXISTS (...) CREATE INDEX"),
             Map.entry("schema.pc_streams", "CONSTRAINT ... PRIMARY KEY CLUSTERED (columns)"),
             Map.entry("schema.pc_doc_order_summary", "CONSTRAINT ... PRIMARY KEY CLUSTERED (columns)"),
+            Map.entry("schema.pc_doc_order_summary_rebuild", "CONSTRAINT ... PRIMARY KEY CLUSTERED (columns)"),
             Map.entry("events.upsertStream", "MERGE ... WITH (HOLDLOCK) ... OUTPUT"),
             Map.entry("events.upsertStreamsOfMany", "MERGE ... WITH (HOLDLOCK) ... OUTPUT"),
             Map.entry("events.nextTenantSequence", "MERGE ... WITH (HOLDLOCK) ... OUTPUT"),

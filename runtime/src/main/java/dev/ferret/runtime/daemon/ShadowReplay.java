@@ -1,0 +1,134 @@
+package dev.ferret.runtime.daemon;
+
+import dev.ferret.runtime.context.StoreContext;
+import dev.ferret.runtime.dialect.Dialect;
+import dev.ferret.runtime.documents.DocumentMapping;
+import dev.ferret.runtime.documents.ShadowTable;
+import dev.ferret.runtime.progression.ProgressionRows;
+import dev.ferret.runtime.projections.ProjectionApplier;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * One shard's rebuild behind its live tables: the replay writes the {@link ShadowTable}s of the shard's documents and
+ * a progression row of its own, while queries read the live tables and the live row stays where the last live page
+ * left it; when the replay reaches its target, {@link #swap} replaces the live rows with the shadow's and moves the
+ * live row to the replay's, in one transaction. A crash before the swap leaves the live read model as it was and the
+ * replay's row behind, from which the shard's next start resumes the replay.
+ *
+ * <p>Immutable; its statements run on the shard's loop (the swap) or with the loop stopped (the preparation).
+ */
+final class ShadowReplay {
+
+    /** Appended to a shard's name for its replay's progression row. */
+    static final String ROW_SUFFIX = "~rebuild";
+
+    private final String shard;
+    private final String row;
+    private final LogPartition partition;
+    private final StoreContext context;
+    private final ProgressionRows progression;
+    private final List<DocumentMapping<?>> mappings;
+    private final Set<DocumentMapping<?>> shadowed;
+
+    ShadowReplay(String shard, ProjectionApplier applier, LogPartition partition, ShardParts parts) {
+        this.shard = shard;
+        this.row = rowOf(shard);
+        this.partition = partition;
+        this.context = parts.context();
+        this.progression = parts.progression();
+        this.mappings = applier.documentMappings(context).stream().filter(m -> m.shadow() != null).toList();
+        this.shadowed = new LinkedHashSet<>(mappings);
+    }
+
+    /**
+     * The replay's progression row: the shard's name and {@link #ROW_SUFFIX}; a name too long for that keeps its
+     * start and a digest of the whole, so that two shards never share a row.
+     */
+    static String rowOf(String shard) {
+        int limit = Dialect.MAX_SHARD_NAME_LENGTH;
+        if (shard.length() + ROW_SUFFIX.length() <= limit) {
+            return shard + ROW_SUFFIX;
+        }
+        String digest = digest(shard);
+        return shard.substring(0, limit - ROW_SUFFIX.length() - digest.length() - 1) + "~" + digest + ROW_SUFFIX;
+    }
+
+    private static String digest(String text) {
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(hash, 0, 12);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+        }
+    }
+
+    String row() {
+        return row;
+    }
+
+    /** The tables the replay reads and writes in their shadows. */
+    Set<DocumentMapping<?>> shadowed() {
+        return shadowed;
+    }
+
+    /** The replay's row, when a replay of this shard is under way (or was, on a node that stopped). */
+    OptionalLong unfinished(DataSource database) throws SQLException {
+        return progression.find(database, row);
+    }
+
+    /**
+     * Empties the shadows (the tenant's rows) and sets the replay's row to zero, on {@code c}: a replay from zero
+     * follows. The row exists from here until the swap, so a start that finds it knows a replay is unfinished.
+     */
+    void prepare(Connection c, OffsetDateTime now) throws SQLException {
+        for (DocumentMapping<?> mapping : mappings) {
+            execute(c, mapping.shadow().sql().deleteTenant(), mapping.shadow().sql().deleteAll());
+        }
+        progression.delete(c, row);
+        progression.raise(c, row, 0, now);
+    }
+
+    /**
+     * Puts the replay's result live, on {@code c} inside the caller's transaction: the replay's row is deleted, the
+     * live rows are replaced by the shadow's, the shadows emptied and the live row set to {@code floor}. Returns false,
+     * having changed nothing, when the replay's row is gone: an earlier swap committed (its reply may have been lost),
+     * and doing it again would copy an empty shadow over the rebuilt documents.
+     */
+    boolean swap(Connection c, long floor, OffsetDateTime now) throws SQLException {
+        if (!progression.delete(c, row)) {
+            return false;
+        }
+        for (DocumentMapping<?> mapping : mappings) {
+            ShadowTable shadow = mapping.shadow();
+            execute(c, mapping.sql().deleteTenant(), mapping.sql().deleteAll());
+            execute(c, shadow.copyTenant(), shadow.copyAll());
+            execute(c, shadow.sql().deleteTenant(), shadow.sql().deleteAll());
+        }
+        progression.delete(c, shard);
+        progression.raise(c, shard, floor, now);
+        return true;
+    }
+
+    /** Runs the statement for the tenant's rows on a tenant's shard, the one for every row otherwise. */
+    private void execute(Connection c, String forTenant, String forAll) throws SQLException {
+        boolean perTenant = partition.perTenant();
+        try (PreparedStatement ps = c.prepareStatement(perTenant ? forTenant : forAll)) {
+            if (perTenant) {
+                ps.setString(1, partition.tenantId());
+            }
+            ps.executeUpdate();
+        }
+    }
+}

@@ -1,0 +1,341 @@
+package dev.ferret.runtime.daemon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.ferret.DocumentSession;
+import dev.ferret.DocumentStore;
+import dev.ferret.FerretException;
+import dev.ferret.QuerySession;
+import dev.ferret.StoreOptions;
+import dev.ferret.daemon.NonStaleTimeoutException;
+import dev.ferret.daemon.ShardState;
+import dev.ferret.projections.Lifecycle;
+import dev.ferret.projections.Snapshot;
+import dev.ferret.runtime.Ferret;
+import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
+import dev.ferret.runtime.testing.FlakyDataSource;
+import dev.ferret.runtime.testing.TestDatabase;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A rebuild of a live projection replays into shadow tables while queries keep reading the live ones, and swaps the
+ * result in under the shard, in one transaction: a reader querying in a loop never sees fewer documents, or an older
+ * state, than it saw before the rebuild started; a non-stale wait is released by the swap, not by the replay's
+ * progress; and a rebuild whose node stopped mid-replay resumes from the replay's own row at the next start.
+ */
+@Tag("conformance")
+class ShadowRebuildConformanceTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final List<String> STREAMS = List.of("a", "b", "c");
+    private static final String TENANT = "acme";
+
+    public record Count(String id, long value) {
+    }
+
+    /** What each tick adds: the rebuild's code counts differently from the first run's, so its result shows. */
+    private static volatile long step = 1;
+    /** While set, every apply waits here: holds the replay on its first event. */
+    private static volatile CountDownLatch gate;
+    /** The tick number whose apply throws (0: none): a replay that stops part-way. */
+    private static volatile int failAtTick;
+    private static final AtomicInteger APPLIED = new AtomicInteger();
+
+    @AfterEach
+    void reset() {
+        step = 1;
+        gate = null;
+        failAtTick = 0;
+    }
+
+    private static Snapshot<Count> counting() {
+        return Snapshot.of("Count", Count.class)
+                .create(Tick.class, (id, e) -> new Count(id, applied(e)))
+                .apply(Tick.class, (doc, e) -> new Count(doc.id(), doc.value() + applied(e)));
+    }
+
+    private static long applied(Tick tick) {
+        CountDownLatch held = gate;
+        if (held != null) {
+            try {
+                if (!held.await(60, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the test never opened the gate");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        if (tick.n() == failAtTick) {
+            throw new IllegalStateException("tick " + tick.n() + " fails on purpose");
+        }
+        APPLIED.incrementAndGet();
+        return step;
+    }
+
+    private static StoreOptions options(TestDatabase db, boolean partitioned) {
+        StoreOptions options = DaemonFixtures.fastDaemon(db);
+        options.events().partitionByTenant(partitioned);
+        options.daemon().batchSize(2).maxBatchGrowth(1);
+        options.projections().add(counting(), Lifecycle.ASYNC);
+        return options;
+    }
+
+    private static DocumentSession session(DocumentStore store, boolean partitioned) {
+        return partitioned ? store.openSession(TENANT) : store.openSession();
+    }
+
+    private static void append(DocumentStore store, boolean partitioned, List<String> streams, int ticks) {
+        try (DocumentSession session = session(store, partitioned)) {
+            for (String stream : streams) {
+                for (int i = 1; i <= ticks; i++) {
+                    session.events().append(stream, new Tick(i));
+                }
+            }
+            session.saveChanges();
+        }
+    }
+
+    private static Map<String, Long> read(DocumentStore store, boolean partitioned) {
+        Map<String, Long> values = new HashMap<>();
+        try (QuerySession query = partitioned ? store.querySession(TENANT) : store.querySession()) {
+            query.query(Count.class).toList().forEach(count -> values.put(count.id(), count.value()));
+        }
+        return values;
+    }
+
+    private static String shard(boolean partitioned) {
+        return partitioned ? "Count:All@" + TENANT : "Count:All";
+    }
+
+    private static long progression(TestDatabase db, String row) {
+        return db.queryLong("SELECT COALESCE(MAX(last_seq_id), -1) FROM " + db.table("pc_event_progression")
+                + " WHERE name = '" + row + "'");
+    }
+
+    private static long shadowRows(TestDatabase db) {
+        return db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_doc_count_rebuild"));
+    }
+
+    /** Reads in a loop until stopped, recording the first time it sees fewer documents or a lower value. */
+    private static final class Reader implements AutoCloseable {
+        private final AtomicBoolean stop = new AtomicBoolean();
+        private final AtomicReference<String> violation = new AtomicReference<>();
+        private final List<Map<String, Long>> seen = new ArrayList<>();
+        private final Thread thread;
+
+        Reader(DocumentStore store, boolean partitioned) {
+            thread = new Thread(() -> {
+                Map<String, Long> last = read(store, partitioned);
+                while (!stop.get() && violation.get() == null) {
+                    Map<String, Long> now = read(store, partitioned);
+                    if (now.size() < last.size()) {
+                        violation.set("fewer documents: " + last + " then " + now);
+                    }
+                    for (Map.Entry<String, Long> before : last.entrySet()) {
+                        if (now.getOrDefault(before.getKey(), -1L) < before.getValue()) {
+                            violation.set("an older state: " + last + " then " + now);
+                        }
+                    }
+                    synchronized (seen) {
+                        seen.add(now);
+                    }
+                    last = now;
+                }
+            }, "rebuild-reader");
+            thread.start();
+        }
+
+        int reads() {
+            synchronized (seen) {
+                return seen.size();
+            }
+        }
+
+        Map<String, Long> lastSeen() {
+            synchronized (seen) {
+                return seen.isEmpty() ? Map.of() : seen.get(seen.size() - 1);
+            }
+        }
+
+        List<Map<String, Long>> seen() {
+            synchronized (seen) {
+                return List.copyOf(seen);
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stop.set(true);
+            thread.join(TimeUnit.SECONDS.toMillis(60));
+        }
+    }
+
+    @ParameterizedTest(name = "partitioned by tenant: {0}")
+    @ValueSource(booleans = {false, true})
+    void aReaderNeverSeesAnEmptyOrOlderReadModelWhileARebuildReplaysAndTheSwapReleasesWaits(boolean partitioned)
+            throws Exception {
+        try (TestDatabase db = TestDatabase.create("shadowrebuild" + partitioned);
+             DocumentStore store = Ferret.createStore(options(db, partitioned))) {
+            append(store, partitioned, STREAMS, 5);
+            store.waitForNonStaleProjectionData(WAIT);
+            assertThat(read(store, partitioned)).containsOnlyKeys(STREAMS).containsValues(5L);
+
+            Reader reader = new Reader(store, partitioned);
+            try {
+                await().atMost(WAIT).until(() -> reader.reads() >= 3);
+                step = 100;
+                gate = new CountDownLatch(1);
+                CompletableFuture<Void> rebuild = CompletableFuture.runAsync(
+                        () -> store.daemon().rebuild("Count", WAIT));
+                await().atMost(WAIT).until(() -> store.daemon().status().shards().stream()
+                        .anyMatch(s -> s.state() == ShardState.REBUILDING));
+                await().atMost(WAIT).until(() -> reader.reads() >= 10);
+                assertThat(read(store, partitioned)).as("the live documents, as the rebuild found them")
+                        .containsOnlyKeys(STREAMS).containsValues(5L);
+                assertThat(progression(db, shard(partitioned) + ShadowReplay.ROW_SUFFIX))
+                        .as("the replay's own row, from zero").isZero();
+
+                // an event appended during the replay: a wait for it is released by the swap, not before
+                append(store, partitioned, List.of("d"), 1);
+                assertThatThrownBy(() -> store.waitForNonStaleProjectionData(Duration.ofMillis(500)))
+                        .isInstanceOf(NonStaleTimeoutException.class);
+                assertThat(read(store, partitioned)).doesNotContainKey("d");
+
+                gate.countDown();
+                rebuild.get(60, TimeUnit.SECONDS);
+                store.waitForNonStaleProjectionData(WAIT);
+                assertThat(read(store, partitioned)).containsOnlyKeys("a", "b", "c", "d")
+                        .containsEntry("a", 500L).containsEntry("d", 100L);
+                await().atMost(WAIT).until(() -> reader.lastSeen().getOrDefault("a", 0L) == 500L);
+            } finally {
+                gate.countDown();
+                reader.close();
+            }
+            assertThat(reader.violation.get()).as("what the reader saw").isNull();
+            assertThat(reader.seen()).as("the reader read the live model before the swap and the rebuilt one after")
+                    .anySatisfy(values -> assertThat(values).containsEntry("a", 5L))
+                    .anySatisfy(values -> assertThat(values).containsEntry("a", 500L));
+            assertThat(shadowRows(db)).as("the shadow is empty after the swap").isZero();
+            assertThat(progression(db, shard(partitioned) + ShadowReplay.ROW_SUFFIX)).as("the replay's row is gone")
+                    .isEqualTo(-1);
+        }
+    }
+
+    @ParameterizedTest(name = "partitioned by tenant: {0}")
+    @ValueSource(booleans = {false, true})
+    void aReplayThatStoppedPartWayResumesFromItsOwnRowAtTheNextStartAndSwaps(boolean partitioned) throws Exception {
+        try (TestDatabase db = TestDatabase.create("shadowresume" + partitioned)) {
+            try (DocumentStore first = Ferret.createStore(options(db, partitioned))) {
+                append(first, partitioned, STREAMS, 5);
+                first.waitForNonStaleProjectionData(WAIT);
+                long live = progression(db, shard(partitioned));
+
+                // the replay stops at the first stream's fourth tick, its earlier pages committed to the shadow
+                step = 100;
+                failAtTick = 4;
+                assertThatThrownBy(() -> first.daemon().rebuild("Count", WAIT))
+                        .isInstanceOf(FerretException.class).hasMessageContaining("paused");
+                assertThat(read(first, partitioned)).as("the live documents are untouched")
+                        .containsOnlyKeys(STREAMS).containsValues(5L);
+                assertThat(progression(db, shard(partitioned))).as("the live row is untouched").isEqualTo(live);
+                assertThat(progression(db, shard(partitioned) + ShadowReplay.ROW_SUFFIX))
+                        .as("the replay committed pages before it stopped").isPositive();
+                assertThat(shadowRows(db)).isPositive();
+            }
+
+            long resumedFrom = progression(db, shard(partitioned) + ShadowReplay.ROW_SUFFIX);
+            failAtTick = 0;
+            APPLIED.set(0);
+            try (DocumentStore second = Ferret.createStore(options(db, partitioned))) {
+                second.waitForNonStaleProjectionData(WAIT);
+                await().atMost(WAIT).until(() -> second.daemon().status().shards().stream()
+                        .noneMatch(s -> s.state() == ShardState.REBUILDING));
+                assertThat(read(second, partitioned)).containsOnlyKeys(STREAMS).containsValues(500L);
+                // a page retried after a transient failure applies its events again, so at least the rest
+                assertThat(APPLIED.get()).as("the restart resumed from the replay's row %d, not from zero", resumedFrom)
+                        .isLessThan(15).isGreaterThanOrEqualTo(15 - (int) resumedFrom);
+            }
+            assertThat(shadowRows(db)).isZero();
+            assertThat(progression(db, shard(partitioned) + ShadowReplay.ROW_SUFFIX)).isEqualTo(-1);
+            assertThat(progression(db, shard(partitioned))).isEqualTo(15);
+        }
+    }
+
+    private static boolean isSwapCopy(String sql) {
+        return sql.startsWith("INSERT INTO") && sql.contains("_rebuild") && sql.contains(" SELECT id, tenant_id");
+    }
+
+    @ParameterizedTest(name = "partitioned by tenant: {0}")
+    @ValueSource(booleans = {false, true})
+    void aSwapWhoseCommitReplyIsLostIsNotDoneAgain(boolean partitioned) throws Exception {
+        try (TestDatabase db = TestDatabase.create("shadowlostswap" + partitioned)) {
+            FlakyDataSource flaky = new FlakyDataSource(db.dataSource());
+            try (DocumentStore store = Ferret.createStore(options(db, partitioned).dataSource(flaky))) {
+                append(store, partitioned, STREAMS, 5);
+                store.waitForNonStaleProjectionData(WAIT);
+                step = 100;
+                // the swap's commit reaches the server, then reports a dead connection: its retry must not copy the
+                // emptied shadow over the rebuilt documents
+                flaky.observeStatements(sql -> {
+                    if (isSwapCopy(sql)) {
+                        flaky.loseCommitReplies(FlakyDataSource.shardWorkers(), 1);
+                    }
+                });
+                store.daemon().rebuild("Count", WAIT);
+                assertThat(flaky.lostReplies()).as("the swap's commit reply was lost").isEqualTo(1);
+                assertThat(read(store, partitioned)).containsOnlyKeys(STREAMS).containsValues(500L);
+                append(store, partitioned, List.of("a"), 1);
+                store.waitForNonStaleProjectionData(WAIT);
+                assertThat(read(store, partitioned)).containsEntry("a", 600L).containsEntry("b", 500L);
+            }
+            assertThat(progression(db, shard(partitioned))).isEqualTo(16);
+        }
+    }
+
+    @ParameterizedTest(name = "partitioned by tenant: {0}")
+    @ValueSource(booleans = {false, true})
+    void aSwapThatFailsLeavesTheLiveDocumentsAndTheReplayAsTheyWereUntilARestartSwaps(boolean partitioned)
+            throws Exception {
+        try (TestDatabase db = TestDatabase.create("shadowfailswap" + partitioned)) {
+            FlakyDataSource flaky = new FlakyDataSource(db.dataSource());
+            try (DocumentStore store = Ferret.createStore(options(db, partitioned).dataSource(flaky))) {
+                append(store, partitioned, STREAMS, 5);
+                store.waitForNonStaleProjectionData(WAIT);
+                step = 100;
+                flaky.failStatements(ShadowRebuildConformanceTest::isSwapCopy);
+                assertThatThrownBy(() -> store.daemon().rebuild("Count", WAIT))
+                        .isInstanceOf(FerretException.class).hasMessageContaining("paused");
+                assertThat(read(store, partitioned)).as("the swap rolled back: the live documents as they were")
+                        .containsOnlyKeys(STREAMS).containsValues(5L);
+                assertThat(progression(db, shard(partitioned) + ShadowReplay.ROW_SUFFIX))
+                        .as("the replay reached its target and waits to be swapped").isEqualTo(15);
+                assertThat(progression(db, shard(partitioned))).isEqualTo(15);
+
+                flaky.failStatements(sql -> false);
+                store.daemon().restart(shard(partitioned));
+                await().atMost(WAIT).until(() -> read(store, partitioned).values().stream()
+                        .allMatch(value -> value == 500L));
+                assertThat(read(store, partitioned)).containsOnlyKeys(STREAMS);
+            }
+            assertThat(shadowRows(db)).isZero();
+            assertThat(progression(db, shard(partitioned) + ShadowReplay.ROW_SUFFIX)).isEqualTo(-1);
+        }
+    }
+}
