@@ -18,10 +18,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -32,9 +29,10 @@ import org.slf4j.LoggerFactory;
  * it in one transaction, settle a commit whose outcome is unknown, release the room. A turn reports what happened
  * as a lifecycle {@link Turn}; the agent applies it to its {@link ShardLifecycle}.
  *
- * <p>Its fields ({@link #floor}, the unresolved page, the warm-up bound, the rebuild's bounds) are written only by
- * the one loop run in flight (and by the agent's start or rebuild while none is) and published through volatiles
- * for status and waiters. A connection is held only while a page loads or writes, never while the shard waits.
+ * <p>Its fields ({@link #floor}, the unresolved page, the warm-up bound) are written only by the one loop run in
+ * flight (and by the agent's start or rebuild while none is) and published through volatiles for status and
+ * waiters; where a (re)started loop begins is {@link ShardStart}'s answer, a rebuild's replay and swap are
+ * {@link ShadowReplay}'s. A connection is held only while a page loads or writes, never while the shard waits.
  *
  * <p>A page whose commit fails may have committed anyway (the server committed, the reply was lost). Its outcome is
  * resolved before anything else: the progression row is read back on a fresh connection and compared with the
@@ -79,18 +77,9 @@ final class PageLoop {
     private volatile long warmUpUntil = -1;
     /** The store-wide sequence an operator sent to the dead letters if it fails in the next page; -1: none. */
     private volatile long skipOnce = -1;
-    /** The progression at which the rebuild in progress ends. */
-    private volatile long rebuildTarget = Long.MAX_VALUE;
-    /** What the run before the rebuild had committed: only pages below it replay silently (their effects exist). */
-    private volatile long rebuildSilentUntil;
-    /** The replay behind the live tables a rebuild uses; {@link #shadowing} says whether one is under way. */
+    /** The replay behind the live tables a rebuild uses, and its bounds while one is under way. */
     private final ShadowReplay shadow;
-    /**
-     * Whether the pages go to the shadow tables and the replay's row: from a rebuild's start (or a start that found
-     * an unfinished replay) until the swap; {@link #floor} is then the replay's, the live row stays at
-     * {@link #rebuildSilentUntil}.
-     */
-    private volatile boolean shadowing;
+    private final ShardStart starts;
     /** The time source's reading at this node's last commit of the shard; 0 before the first since the start. */
     private volatile long lastCommitNanos;
     /** The connection of the page in flight, for cancelling it; null between pages. */
@@ -122,6 +111,7 @@ final class PageLoop {
         this.weight = new PageWeight(parts.budget());
         this.markCell = parts.marks().cellOf(partition);
         this.shadow = new ShadowReplay(name, applier, partition, parts);
+        this.starts = new ShardStart(name, applier, partition, parts, lifecycle, shadow, retry, markCell);
         this.label = ShardLabel.of(name, applier.name(), partition.database().name(), settings.isMetricsPerShard());
     }
 
@@ -134,7 +124,7 @@ final class PageLoop {
      * live tables stand (the replay's pages are not visible until the swap).
      */
     long visibleFloor() {
-        return shadowing ? rebuildSilentUntil : floor;
+        return shadow.visibleFloor(floor);
     }
 
     /** The replay a rebuild of this shard uses, to prepare its tables while the loop is stopped. */
@@ -182,9 +172,7 @@ final class PageLoop {
      * (what the run before had committed, so published).
      */
     void rebuildTo(long target, long previouslyCommitted) {
-        rebuildTarget = target;
-        rebuildSilentUntil = previouslyCommitted;
-        shadowing = true;
+        shadow.begin(target, previouslyCommitted);
         rebuilding();
     }
 
@@ -200,36 +188,18 @@ final class PageLoop {
         pageCommitted = false;
         try {
             resolveUnknownCommit();
-            if (floor < 0 && applier.startsFromPresent()) {
-                if (!parts.marks().known(partition)) {
-                    // the mark of "present" is not read yet; the supervisor wakes it after the detector's first read
+            if (floor < 0) {
+                ShardStart.Start start = starts.start();
+                if (start == null) {
                     return Turn.NONE;
                 }
-                floor = retry.call(this::startFromPresent);
-            } else if (floor < 0) {
-                long persisted;
-                if (shadowing) {
-                    persisted = retry.call(this::readReplayRow);
-                } else {
-                    OptionalLong atStart = parts.startRows().firstStart(name);
-                    persisted = resumeUnfinishedReplay(atStart.isPresent() ? atStart.getAsLong()
-                            : retry.call(this::readProgression));
-                }
-                if (applier.gatesSideEffects()) {
-                    // snapshotted at each start: an interrupted warm-up resumes held back
-                    long prior = retry.call(this::priorVersionsMark);
-                    warmUpUntil = persisted < prior ? prior : -1;
-                    if (warmUpUntil > 0) {
-                        LOG.info("Shard {} replays to {} (the prior version's mark) with side effects held back",
-                                name, prior);
-                    }
-                }
-                floor = persisted;
+                warmUpUntil = start.warmUpUntil();
+                floor = start.floor();
                 pageSize.reset();
             }
             // one page a turn: the worker goes back to the line, so every shard with work gets its page in turn
             boolean inLine = !lifecycle.stopping() && floor < mark() && !retry.call(this::processPage);
-            if (!inLine && !lifecycle.stopping() && shadowing && floor >= rebuildTarget) {
+            if (!inLine && !lifecycle.stopping() && shadow.reached(floor)) {
                 retry.call(this::swap);
             }
             return inLine ? Turn.NONE : new Turn(Event.PAGE_COMMITTED, null);
@@ -250,68 +220,20 @@ final class PageLoop {
         }
     }
 
-    /** Moves the progression row up to the current mark, ignoring history, and starts there. */
-    private long startFromPresent() throws SQLException {
-        long present = mark();
-        progression.raise(dataSource, name, present, OffsetDateTime.now(context.clock()));
-        LOG.info("Shard {} subscribes from the present: starting at {}", name, present);
-        return readProgression();
-    }
-
-    private long readProgression() throws SQLException {
-        return progression.read(dataSource, name);
-    }
-
-    /**
-     * A replaying shard's floor at a (re)start: its replay's row; gone, the replay was swapped in by another node that
-     * held the shard meanwhile, and the shard runs live from its row.
-     */
-    private long readReplayRow() throws SQLException {
-        OptionalLong replay = shadow.unfinished(dataSource);
-        if (replay.isPresent()) {
-            return replay.getAsLong();
-        }
-        shadowing = false;
-        lifecycle.fire(Event.REBUILD_REACHED);
-        LOG.info("Shard {}'s rebuild was swapped in elsewhere meanwhile; it runs live", name);
-        return readProgression();
-    }
-
-    /**
-     * At a start: a replay row left by a rebuild that did not swap (the node stopped) resumes that rebuild from its
-     * row up to the current mark, behind the live tables; returns the floor to start from.
-     */
-    private long resumeUnfinishedReplay(long live) throws Exception {
-        OptionalLong unfinished = parts.startRows().firstStartIfPresent(shadow.row());
-        if (unfinished == null) {
-            unfinished = retry.call(() -> shadow.unfinished(dataSource));
-        }
-        if (unfinished.isEmpty()) {
-            return live;
-        }
-        rebuildTarget = mark();
-        rebuildSilentUntil = live;
-        shadowing = true;
-        lifecycle.fire(Event.REBUILD_RESUMED);
-        LOG.info("Shard {} resumes the rebuild it left at {} behind its live tables (live at {}), up to {}", name,
-                unfinished.getAsLong(), live, rebuildTarget);
-        return unfinished.getAsLong();
-    }
-
     /**
      * The replay reached its target: its documents replace the live ones and its row the live row, in one
      * transaction; the shard runs live from the same floor.
      */
     private Void swap() throws SQLException {
         long at = floor;
-        boolean swapped = context.transactions().inTransaction(dataSource, c ->
-                shadow.swap(c, at, OffsetDateTime.now(context.clock()).truncatedTo(ChronoUnit.MILLIS)));
-        shadowing = false;
+        long started = time.nanoTime();
+        boolean swapped = shadow.swapIn(dataSource, at,
+                OffsetDateTime.now(context.clock()).truncatedTo(ChronoUnit.MILLIS));
         writer.restarted();
         lifecycle.fire(Event.REBUILD_REACHED);
         if (swapped) {
-            LOG.info("Shard {} swapped in its rebuild at {}: queries read the rebuilt documents, and it runs live"
-                    + " from here", name, at);
+            LOG.info("Shard {} swapped in its rebuild at {} in {} ms: queries read the rebuilt documents, and it runs"
+                    + " live from here", name, at, Duration.ofNanos(time.nanoTime() - started).toMillis());
         } else {
             LOG.info("Shard {}'s swap at {} had committed although its commit reported a failure; it runs live", name,
                     at);
@@ -324,9 +246,9 @@ final class PageLoop {
     private boolean processPage() throws SQLException {
         resolveUnknownCommit();
         // read once: a rebuild may end while this page is in flight, and its listeners must stay silent
-        boolean silent = lifecycle.rebuilding() && floor < rebuildSilentUntil;
+        boolean silent = shadow.silent(floor);
         boolean warmingUp = floor < warmUpUntil;
-        ShadowReplay replay = shadowing ? shadow : null;
+        ShadowReplay replay = shadow.replaying() ? shadow : null;
         pageCommitted = false;
         LoadBudget.Reservation room = line.take(pageSize.next(), weight.bytesFor(pageSize.next()));
         if (room == null) {
@@ -375,11 +297,7 @@ final class PageLoop {
      * rebuild page what the run before the rebuild had committed.
      */
     private long upperBound(long from) {
-        long mark = mark();
-        if (lifecycle.rebuilding() && from < rebuildSilentUntil) {
-            // a silent replay page never reaches events the previous run had not published
-            mark = Math.min(mark, rebuildSilentUntil);
-        }
+        long mark = shadow.upperBound(from, mark());
         return from < warmUpUntil ? Math.min(mark, warmUpUntil) : mark;
     }
 
@@ -452,7 +370,7 @@ final class PageLoop {
         // the first page after a skip starts at the refused event, so it has dealt with it (a tenant's page counts
         // in the tenant's own numbers, the skip in the store's: they are not compared)
         skipOnce = -1;
-        if (applier.version() > 1 && !shadowing) {
+        if (applier.version() > 1 && !shadow.replaying()) {
             parts.reads().pageCommitted(applier.name(), applier.version(),
                     partition.perTenant() ? partition.tenantId() : StoreOptions.DEFAULT_TENANT, floor);
         }
@@ -482,15 +400,6 @@ final class PageLoop {
         }
         listeners.afterCommit(outcome.changeSets());
         outbox.committed(outcome.outboxWritten());
-    }
-
-    /** The highest progression any prior version of this projection persisted. */
-    private long priorVersionsMark() throws SQLException {
-        List<String> prior = new ArrayList<>();
-        for (int version = 1; version < applier.version(); version++) {
-            prior.add(partition.shardName(ShardNames.base(applier.name(), version)));
-        }
-        return progression.highest(dataSource, prior);
     }
 
     /** What the page writer tells this loop, and asks it, while the page's transaction runs. */

@@ -1,6 +1,7 @@
 package dev.ferret.runtime.daemon;
 
 import dev.ferret.runtime.context.StoreContext;
+import dev.ferret.runtime.context.TransactionRunner;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.documents.DocumentMapping;
 import dev.ferret.runtime.documents.ShadowTable;
@@ -27,7 +28,9 @@ import javax.sql.DataSource;
  * live row to the replay's, in one transaction. A crash before the swap leaves the live read model as it was and the
  * replay's row behind, from which the shard's next start resumes the replay.
  *
- * <p>Immutable; its statements run on the shard's loop (the swap) or with the loop stopped (the preparation).
+ * <p>Its bounds ({@link #replaying}, the target, the silent bound) are written by the agent's rebuild with the loop
+ * stopped, or by the one loop run in flight (a resume, the swap), and published through volatiles for status and
+ * waiters; its statements run on the shard's loop (the swap) or with the loop stopped (the preparation).
  */
 final class ShadowReplay {
 
@@ -41,6 +44,17 @@ final class ShadowReplay {
     private final ProgressionRows progression;
     private final List<DocumentMapping<?>> mappings;
     private final Set<DocumentMapping<?>> shadowed;
+    private final TransactionRunner transactions;
+    /**
+     * Whether the pages go to the shadow tables and the replay's row: from a rebuild's start (or a start that found
+     * an unfinished replay) until the swap; the loop's floor is then the replay's, the live row stays at
+     * {@link #silentUntil}.
+     */
+    private volatile boolean replaying;
+    /** The progression at which the replay swaps in. */
+    private volatile long target = Long.MAX_VALUE;
+    /** What the run before the rebuild had committed: only pages below it replay silently (their effects exist). */
+    private volatile long silentUntil;
 
     ShadowReplay(String shard, ProjectionApplier applier, LogPartition partition, ShardParts parts) {
         this.shard = shard;
@@ -50,6 +64,57 @@ final class ShadowReplay {
         this.progression = parts.progression();
         this.mappings = applier.documentMappings(context).stream().filter(m -> m.shadow() != null).toList();
         this.shadowed = new LinkedHashSet<>(mappings);
+        this.transactions = context.transactions();
+    }
+
+    /** A replay starts (or resumes) towards {@code target}, silent below {@code silentUntil}. */
+    void begin(long target, long silentUntil) {
+        this.target = target;
+        this.silentUntil = silentUntil;
+        this.replaying = true;
+    }
+
+    boolean replaying() {
+        return replaying;
+    }
+
+    /** Whether the replay's floor has reached its target: the swap is due. */
+    boolean reached(long floor) {
+        return replaying && floor >= target;
+    }
+
+    /** What queries can rely on: the loop's floor, but where the live tables stand while a replay runs. */
+    long visibleFloor(long floor) {
+        return replaying ? silentUntil : floor;
+    }
+
+    /** Whether a page from {@code floor} replays events whose effects the run before published: no side effects. */
+    boolean silent(long floor) {
+        return replaying && floor < silentUntil;
+    }
+
+    /** A page's bound: a silent page never reaches events the run before had not published. */
+    long upperBound(long from, long mark) {
+        return replaying && from < silentUntil ? Math.min(mark, silentUntil) : mark;
+    }
+
+    /**
+     * The replay's row at a restart while replaying; empty, and no longer replaying, when it is gone (another node
+     * that held the shard meanwhile swapped the replay in).
+     */
+    OptionalLong rowAtRestart(DataSource database) throws SQLException {
+        OptionalLong row = unfinished(database);
+        if (row.isEmpty()) {
+            replaying = false;
+        }
+        return row;
+    }
+
+    /** {@link #swap} in a transaction of its own; the replay has ended, whether this call or an earlier one swapped. */
+    boolean swapIn(DataSource database, long floor, OffsetDateTime now) throws SQLException {
+        boolean swapped = transactions.inTransaction(database, c -> swap(c, floor, now));
+        replaying = false;
+        return swapped;
     }
 
     /**
@@ -106,7 +171,7 @@ final class ShadowReplay {
      * having changed nothing, when the replay's row is gone: an earlier swap committed (its reply may have been lost),
      * and doing it again would copy an empty shadow over the rebuilt documents.
      */
-    boolean swap(Connection c, long floor, OffsetDateTime now) throws SQLException {
+    private boolean swap(Connection c, long floor, OffsetDateTime now) throws SQLException {
         if (!progression.delete(c, row)) {
             return false;
         }
