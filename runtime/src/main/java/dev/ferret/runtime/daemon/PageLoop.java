@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.Optional;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -71,6 +72,8 @@ final class PageLoop {
     private final LongSupplier markCell;
 
     private volatile long floor = -1;
+    /** Where {@link #floor} is published for the status summary too (see {@link #moveFloor}). */
+    private final LongConsumer floorColumn;
     /** A page whose commit failed after its work returned, until its outcome is known. */
     private volatile PageOutcome unresolved;
     /** While the shard's progression is below this, a gated version replays with side effects held back. */
@@ -88,8 +91,9 @@ final class PageLoop {
     private volatile boolean pageCommitted;
 
     PageLoop(String name, ProjectionApplier applier, LogPartition partition, ShardParts parts,
-             ShardLifecycle lifecycle, BudgetLine line, ShardOutbox outbox) {
+             ShardLifecycle lifecycle, BudgetLine line, ShardOutbox outbox, LongConsumer floorColumn) {
         this.name = name;
+        this.floorColumn = floorColumn;
         this.applier = applier;
         this.partition = partition;
         this.parts = parts;
@@ -117,6 +121,12 @@ final class PageLoop {
 
     long floor() {
         return floor;
+    }
+
+    /** The loop's floor moves (only the run in flight, or a restart with none, moves it). */
+    private void moveFloor(long to) {
+        floor = to;
+        floorColumn.accept(to);
     }
 
     /**
@@ -158,7 +168,7 @@ final class PageLoop {
     /** The shard (re)starts: the next turn re-reads the progression; someone else may have run it meanwhile. */
     void restarted() {
         writer.restarted();
-        floor = -1;
+        moveFloor(-1);
         lastCommitNanos = 0;
     }
 
@@ -194,7 +204,7 @@ final class PageLoop {
                     return Turn.NONE;
                 }
                 warmUpUntil = start.warmUpUntil();
-                floor = start.floor();
+                moveFloor(start.floor());
                 pageSize.reset();
             }
             // one page a turn: the worker goes back to the line, so every shard with work gets its page in turn
@@ -209,7 +219,7 @@ final class PageLoop {
                 // its monitor stops it: resume from the row it left
                 LOG.warn("Shard {} found its progression moved by a node that lost the lock; resuming from the"
                         + " persisted progression", name);
-                floor = -1;
+                moveFloor(-1);
                 return new Turn(Event.TRANSIENT_FAILURE, e);
             }
             return new Turn(Event.CONFLICT, e);
@@ -365,7 +375,7 @@ final class PageLoop {
         outbox.committed(outcome.outboxWritten());
         // after a restart the loop re-reads the progression; only a loop at the page's floor moves on from it
         if (floor == attempt.floor()) {
-            floor = attempt.end();
+            moveFloor(attempt.end());
         }
         // the first page after a skip starts at the refused event, so it has dealt with it (a tenant's page counts
         // in the tenant's own numbers, the skip in the store's: they are not compared)

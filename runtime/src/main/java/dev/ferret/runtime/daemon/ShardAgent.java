@@ -52,6 +52,8 @@ final class ShardAgent {
     private final PageLoop pages;
     private final ShardDrain drain;
     private final ShardGroups.Group group;
+    /** Its row in the summary's columns: its lifecycle writes the state there, its loop the floor. */
+    private final ShardColumns.Slot slot;
     /** How long a run may wait in the workers' queue before the supervisor submits it again. */
     private final long stalledNanos;
 
@@ -67,12 +69,13 @@ final class ShardAgent {
         this.partition = partition;
         this.parts = parts;
         this.time = parts.time();
-        this.lifecycle = new ShardLifecycle(name, Backoff.of(parts.settings()).attempts());
+        this.group = parts.groups().of(applier.name(), partition.database().name());
+        this.slot = parts.groups().slot(group, name, parts.marks().cellOf(partition));
+        this.lifecycle = new ShardLifecycle(name, Backoff.of(parts.settings()).attempts(), slot::state);
         this.line = new BudgetLine(parts.budget(), lifecycle, this::wake);
         this.outbox = parts.outboxes().of(name, partition.database(), parts);
-        this.pages = new PageLoop(name, applier, partition, parts, lifecycle, line, outbox);
+        this.pages = new PageLoop(name, applier, partition, parts, lifecycle, line, outbox, slot::floor);
         this.drain = new ShardDrain(name, lifecycle, pages, line, outbox, parts);
-        this.group = parts.groups().of(applier.name(), partition.database().name());
         this.stalledNanos = parts.settings().getStalledShardThreshold().toNanos();
     }
 
@@ -86,6 +89,11 @@ final class ShardAgent {
 
     LogPartition partition() {
         return partition;
+    }
+
+    /** Its row in the summary's columns, counted while it is registered. */
+    ShardColumns.Slot slot() {
+        return slot;
     }
 
     /** Its projection's and database's group, for the status summary. */

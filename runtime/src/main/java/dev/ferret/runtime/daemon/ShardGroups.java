@@ -13,6 +13,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.LongSupplier;
 
 /**
  * The daemon's shards grouped by projection and database, each group numbered once, so that the status summary
@@ -30,6 +31,13 @@ final class ShardGroups {
 
     private final ConcurrentMap<List<String>, Group> byKey = new ConcurrentHashMap<>();
     private final List<Group> all = new CopyOnWriteArrayList<>();
+    /** Every agent's row, which the summary counts. */
+    private final ShardColumns columns = new ShardColumns();
+
+    /** The row an agent named {@code name} of {@code group}, working towards {@code mark}, writes for the summary. */
+    ShardColumns.Slot slot(Group group, String name, LongSupplier mark) {
+        return columns.add(group.id(), name, mark);
+    }
 
     /** The group of {@code projection}'s shards in {@code database}, numbered on first use. */
     Group of(String projection, String database) {
@@ -42,27 +50,25 @@ final class ShardGroups {
         });
     }
 
-    /** Counts {@code agents}: by state, per projection and per database, with the worst lags. */
-    StatusSummary summary(Iterable<ShardAgent> agents) {
+    /** Counts every registered shard: by state, per projection and per database, with the worst lags. */
+    StatusSummary summary() {
         List<Group> groups = List.copyOf(all);
         int[] counts = new int[groups.size() * STATES.length];
         int[] shards = new int[groups.size()];
         long[] worstLag = new long[groups.size()];
         String[] worstShard = new String[groups.size()];
         Arrays.fill(worstLag, -1);
-        for (ShardAgent agent : agents) {
-            int g = agent.group().id();
+        columns.forEachRegistered((g, state, lag, names, slot) -> {
             if (g >= groups.size()) {
-                continue; // a group made after the copy: its shards were registered after the pass began
+                return; // a group made after the copy: its shards were registered after the pass began
             }
-            counts[g * STATES.length + agent.state().ordinal()]++;
+            counts[g * STATES.length + state]++;
             shards[g]++;
-            long lag = agent.lag();
             if (lag > worstLag[g]) {
                 worstLag[g] = lag;
-                worstShard[g] = agent.name();
+                worstShard[g] = names.of(slot);
             }
-        }
+        });
         Map<String, Line> projections = new TreeMap<>();
         Map<String, Line> databases = new TreeMap<>();
         Line total = new Line();

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -176,6 +177,7 @@ final class ShardLifecycle {
 
     private final String shard;
     private final Backoff.Attempts backoff;
+    private final Consumer<ShardState> column;
 
     // guarded by this
     private State current = new State(Phase.STOPPED, false);
@@ -191,8 +193,14 @@ final class ShardLifecycle {
     private volatile Throwable publishedError;
 
     ShardLifecycle(String shard, Backoff.Attempts backoff) {
+        this(shard, backoff, state -> { });
+    }
+
+    /** {@code column} is told every state status shows from now on (the summary's column), under the monitor. */
+    ShardLifecycle(String shard, Backoff.Attempts backoff, Consumer<ShardState> column) {
         this.shard = shard;
         this.backoff = backoff;
+        this.column = column;
     }
 
     /**
@@ -232,6 +240,7 @@ final class ShardLifecycle {
             current = new State(next, rebuild);
         }
         published = current.published(beforeStop);
+        column.accept(published);
         stopping = !next.live();
         rebuilding = rebuild;
         publishedError = error;

@@ -33,6 +33,7 @@ final class ShardRegistry {
         agents.forEach(agent -> {
             byName.put(agent.name(), agent);
             shards.put(agent.name(), agent);
+            agent.slot().registered();
         });
     }
 
@@ -41,6 +42,7 @@ final class ShardRegistry {
         agents.forEach(agent -> {
             shards.remove(agent.name(), agent);
             byName.remove(agent.name(), agent);
+            agent.slot().unregistered();
         });
     }
 

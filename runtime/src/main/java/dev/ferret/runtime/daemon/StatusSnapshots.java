@@ -90,7 +90,7 @@ final class StatusSnapshots {
 
     /** Every shard counted, without building any shard's status. */
     StatusSummary summary() {
-        return groups.summary(registry.inAnyOrder());
+        return groups.summary();
     }
 
     private boolean runsHere(ShardAgent agent) {
