@@ -9,6 +9,7 @@ import dev.ferret.DocumentStore;
 import dev.ferret.FerretException;
 import dev.ferret.QuerySession;
 import dev.ferret.StoreOptions;
+import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.NonStaleTimeoutException;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.projections.Lifecycle;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -337,5 +340,51 @@ class ShadowRebuildConformanceTest {
             assertThat(shadowRows(db)).isZero();
             assertThat(progression(db, shard(partitioned) + ShadowReplay.ROW_SUFFIX)).isEqualTo(-1);
         }
+    }
+
+    private static DocumentStore hotColdNode(TestDatabase db, String name) {
+        StoreOptions options = options(db, false).dataSource(db.newPool(name));
+        options.daemon().mode(DaemonMode.HOT_COLD).lockAcquireInterval(Duration.ofMillis(100))
+                .monitoringInterval(Duration.ofMillis(300)).probeTimeout(Duration.ofMillis(200));
+        return Ferret.createStore(options);
+    }
+
+    @Test
+    void aReplayLeftByANodeThatStoppedIsResumedAndSwappedByTheNodeThatTakesTheShard() throws Exception {
+        try (TestDatabase db = TestDatabase.create("shadowhotcold")) {
+            DocumentStore a = hotColdNode(db, "a");
+            DocumentStore b = hotColdNode(db, "b");
+            try {
+                await().atMost(WAIT).until(() -> owned(a).size() + owned(b).size() == 1);
+                DocumentStore holder = owned(a).isEmpty() ? b : a;
+                DocumentStore other = holder == a ? b : a;
+                append(holder, false, STREAMS, 5);
+                holder.waitForNonStaleProjectionData(WAIT);
+
+                step = 100;
+                failAtTick = 4;
+                assertThatThrownBy(() -> holder.daemon().rebuild("Count", WAIT))
+                        .isInstanceOf(FerretException.class).hasMessageContaining("paused");
+                long replayRow = progression(db, shard(false) + ShadowReplay.ROW_SUFFIX);
+                assertThat(replayRow).as("the replay committed pages before it stopped").isPositive();
+
+                // the holder stops (a deploy): its lock goes, the other node takes the shard and finds the replay
+                failAtTick = 0;
+                holder.close();
+                await().atMost(WAIT).until(() -> owned(other).size() == 1);
+                await().atMost(WAIT).until(() -> read(other, false).values().stream().allMatch(v -> v == 500L));
+                assertThat(read(other, false)).containsOnlyKeys(STREAMS);
+            } finally {
+                a.close();
+                b.close();
+            }
+            assertThat(shadowRows(db)).isZero();
+            assertThat(progression(db, shard(false) + ShadowReplay.ROW_SUFFIX)).isEqualTo(-1);
+            assertThat(progression(db, shard(false))).isEqualTo(15);
+        }
+    }
+
+    private static Set<String> owned(DocumentStore store) {
+        return ((AsyncDaemon) store.daemon()).ownedShards();
     }
 }
