@@ -207,6 +207,10 @@ final class PageLoop {
                 moveFloor(start.floor());
                 pageSize.reset();
             }
+            if (!lifecycle.stopping() && shadow.reached(floor)) {
+                // a start past the target (a subscription from the present) swaps before any page
+                retry.call(this::swap);
+            }
             // one page a turn: the worker goes back to the line, so every shard with work gets its page in turn
             boolean inLine = !lifecycle.stopping() && floor < mark() && !retry.call(this::processPage);
             if (!inLine && !lifecycle.stopping() && shadow.reached(floor)) {

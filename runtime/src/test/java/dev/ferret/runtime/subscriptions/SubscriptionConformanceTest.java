@@ -377,6 +377,30 @@ class SubscriptionConformanceTest {
     }
 
     @Test
+    void aRebuildOfASubscriptionFromThePresentRestartsItAtThePresent() {
+        try (TestDatabase db = TestDatabase.create("subpresentrebuild")) {
+            Recorder recorder = new Recorder();
+            recorder.subscribeFromPresent();
+            try (DocumentStore store = Ferret.createStore(options(db, recorder))) {
+                // history before the shard started: it starts past it
+                appendTicks(store, "h", 1);
+                await().atMost(WAIT).until(() -> store.daemon().status().shard("Recorder:All").orElseThrow()
+                        .progression() >= 1);
+                recorder.postCommittedEvents.set(0);
+                recorder.deliveries.clear();
+                appendTicks(store, "h", 2);
+                await().atMost(WAIT).until(() -> recorder.postCommittedEvents.get() == 2);
+                store.daemon().rebuild("Recorder", WAIT);
+                assertThat(store.daemon().status().shard("Recorder:All").orElseThrow().state())
+                        .isEqualTo(ShardState.RUNNING);
+                appendTicks(store, "h", 3);
+                await().atMost(WAIT).until(() -> recorder.postCommittedEvents.get() == 5);
+                assertThat(recorder.deliveries).as("nothing of the history delivered again").hasSize(5);
+            }
+        }
+    }
+
+    @Test
     void subscriptionsAreNamedOnceAndCanBeRegisteredByType() {
         StoreOptions options = new StoreOptions();
         options.projections().subscribe(Recorder.class, s -> s.name("shipments"));
