@@ -55,6 +55,12 @@ public final class DaemonSettings {
                     + " `batchSize` (and at most 100,000 events, and a quarter of `tenantLoadBudget` when one is set);"
                     + " the first page that is not full, and any failed page, go back to `batchSize`; 1 keeps every"
                     + " page at `batchSize`");
+    public static final Setting<Integer> REBUILD_BATCH_GROWTH = declare("rebuildBatchGrowth",
+            "daemon.rebuild-batch-growth", Integer.class, 100, Rule.between(1, 1_000),
+            "a rebuild's replay (behind the live tables, read by no query until its swap) loads pages of this"
+                    + " multiple of `batchSize` from its first page on (at most 100,000 events, and a quarter of"
+                    + " `tenantLoadBudget` when one is set): each page rewrites the documents it touches once, so"
+                    + " bigger pages rewrite fewer; a page holds its events and the documents they build in memory");
     public static final Setting<Integer> DOCUMENT_CACHE_SIZE = declare("documentCacheSize",
             "daemon.document-cache-size", Integer.class, 1_000, Rule.between(0, 10_000_000),
             "snapshots a snapshot projection's shard keeps between pages instead of reading them back (it is their"
@@ -375,6 +381,11 @@ public final class DaemonSettings {
         return set(MAX_BATCH_GROWTH, factor);
     }
 
+    /** See {@link #REBUILD_BATCH_GROWTH}; default 100 (pages of 50,000 events at the default batch size). */
+    public DaemonSettings rebuildBatchGrowth(int factor) {
+        return set(REBUILD_BATCH_GROWTH, factor);
+    }
+
     /** See {@link #DOCUMENT_CACHE_SIZE}; default 1,000 per shard. */
     public DaemonSettings documentCacheSize(int documents) {
         return set(DOCUMENT_CACHE_SIZE, documents);
@@ -506,6 +517,10 @@ public final class DaemonSettings {
 
     public int getMaxBatchGrowth() {
         return get(MAX_BATCH_GROWTH);
+    }
+
+    public int getRebuildBatchGrowth() {
+        return get(REBUILD_BATCH_GROWTH);
     }
 
     public int getDocumentCacheSize() {

@@ -8,7 +8,9 @@ import dev.ferret.daemon.DaemonSettings;
  * documents. Each full page doubles the next, up to {@code batchSize × maxBatchGrowth}, never past 100,000 events
  * and never past a quarter of a bounded load budget (so four shards still fit in it side by side). A page that was
  * not full (the shard caught up) or did not commit goes back to {@code batchSize}: latency near the mark, and a retry
- * after a failure, stay those of the configured page.
+ * after a failure, stay those of the configured page. A rebuild's replay, which no query reads until its swap, has no
+ * latency to keep: its pages have {@code batchSize × rebuildBatchGrowth} events from the first (within the same
+ * bounds), so each document is rewritten by fewer pages.
  *
  * <p>Owned by one shard's page loop: only the loop run in flight reads or changes it, and runs of one shard never
  * overlap, so it needs no lock.
@@ -19,6 +21,7 @@ final class CatchUpPageSize {
 
     private final int base;
     private final int most;
+    private final int replayPage;
     private int next;
 
     CatchUpPageSize(DaemonSettings settings, LoadBudget budget) {
@@ -29,6 +32,11 @@ final class CatchUpPageSize {
             cap = Math.min(cap, budget.capacity() / 4);
         }
         this.most = (int) Math.max(base, cap);
+        long replay = Math.min((long) base * settings.getRebuildBatchGrowth(), MOST_EVENTS);
+        if (budget.capacity() > 0) {
+            replay = Math.min(replay, budget.capacity() / 4);
+        }
+        this.replayPage = (int) Math.max(base, replay);
         this.next = base;
     }
 
@@ -40,6 +48,11 @@ final class CatchUpPageSize {
     /** A page of {@code limit} events committed holding {@code rows} rows of the log. */
     void committed(int limit, int rows) {
         next = rows >= limit ? afterFull() : base;
+    }
+
+    /** A replay's page committed, or its loop (re)starts: its pages keep their size. */
+    void replaying() {
+        next = replayPage;
     }
 
     /** What {@link #next()} becomes once a full page commits: the size of a page read ahead of it. */

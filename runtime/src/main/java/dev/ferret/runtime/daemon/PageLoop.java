@@ -206,6 +206,9 @@ final class PageLoop {
                 warmUpUntil = start.warmUpUntil();
                 moveFloor(start.floor());
                 pageSize.reset();
+                if (shadow.replaying()) {
+                    pageSize.replaying();
+                }
             }
             if (!lifecycle.stopping() && shadow.reached(floor)) {
                 // a start past the target (a subscription from the present) swaps before any page
@@ -302,7 +305,11 @@ final class PageLoop {
             }
         }
         committed(outcome);
-        pageSize.committed(limit, page.rows());
+        if (replay != null && shadow.replaying()) {
+            pageSize.replaying();
+        } else {
+            pageSize.committed(limit, page.rows());
+        }
         return true;
     }
 

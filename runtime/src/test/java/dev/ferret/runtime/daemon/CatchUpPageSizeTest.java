@@ -51,6 +51,28 @@ class CatchUpPageSizeTest {
         assertThat(tight.most()).as("never below the batch size").isEqualTo(100);
     }
 
+    @Test
+    void aReplayLoadsItsWholePageFromTheFirstAndKeepsItWithinTheSameBounds() {
+        CatchUpPageSize size = new CatchUpPageSize(new DaemonSettings().batchSize(100).maxBatchGrowth(5)
+                .rebuildBatchGrowth(40), unbounded());
+        size.reset();
+        size.replaying();
+        assertThat(size.next()).isEqualTo(4_000);
+        size.replaying();
+        assertThat(size.next()).as("a replay's page that was not full keeps the size").isEqualTo(4_000);
+        size.reset();
+        assertThat(size.next()).as("a failed page goes back to the batch size").isEqualTo(100);
+
+        CatchUpPageSize huge = new CatchUpPageSize(new DaemonSettings().batchSize(60_000).rebuildBatchGrowth(4),
+                unbounded());
+        huge.replaying();
+        assertThat(huge.next()).isEqualTo(CatchUpPageSize.MOST_EVENTS);
+        CatchUpPageSize budgeted = new CatchUpPageSize(new DaemonSettings().batchSize(100).rebuildBatchGrowth(100),
+                new LoadBudget(2_000, MemorySignal.NONE));
+        budgeted.replaying();
+        assertThat(budgeted.next()).as("a quarter of the budget").isEqualTo(500);
+    }
+
     private static LoadBudget unbounded() {
         return new LoadBudget(0, MemorySignal.NONE);
     }

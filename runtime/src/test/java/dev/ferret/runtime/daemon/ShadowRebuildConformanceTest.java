@@ -95,7 +95,7 @@ class ShadowRebuildConformanceTest {
     private static StoreOptions options(TestDatabase db, boolean partitioned) {
         StoreOptions options = DaemonFixtures.fastDaemon(db);
         options.events().partitionByTenant(partitioned);
-        options.daemon().batchSize(2).maxBatchGrowth(1);
+        options.daemon().batchSize(2).maxBatchGrowth(1).rebuildBatchGrowth(1);
         options.projections().add(counting(), Lifecycle.ASYNC);
         return options;
     }
