@@ -13,16 +13,14 @@ import dev.ferret.projections.Lifecycle;
 import dev.ferret.projections.Snapshot;
 import dev.ferret.runtime.daemon.DaemonFixtures;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
+import dev.ferret.runtime.testing.MonotonicReader;
 import dev.ferret.runtime.testing.TestDatabase;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -109,34 +107,9 @@ class VersionReadsConformanceTest {
             gate = new CountDownLatch(1);
             try (DocumentStore second = Ferret.createStore(options(db, partitioned, 2))) {
                 String tenant = partitioned ? "acme" : StoreOptions.DEFAULT_TENANT;
-                AtomicBoolean stop = new AtomicBoolean();
-                AtomicReference<String> violation = new AtomicReference<>();
-                List<Map<String, Long>> seen = new ArrayList<>();
-                Thread reader = new Thread(() -> {
-                    Map<String, Long> last = read(second, partitioned);
-                    while (!stop.get() && violation.get() == null) {
-                        Map<String, Long> now = read(second, partitioned);
-                        if (now.size() < last.size()) {
-                            violation.set("fewer documents: " + last + " then " + now);
-                        }
-                        for (Map.Entry<String, Long> before : last.entrySet()) {
-                            if (now.getOrDefault(before.getKey(), -1L) < before.getValue()) {
-                                violation.set("an older state: " + last + " then " + now);
-                            }
-                        }
-                        synchronized (seen) {
-                            seen.add(now);
-                        }
-                        last = now;
-                    }
-                }, "version-reader");
-                reader.start();
+                MonotonicReader reader = new MonotonicReader("version-reader", () -> read(second, partitioned));
                 try {
-                    await().atMost(WAIT).until(() -> {
-                        synchronized (seen) {
-                            return seen.size() >= 5;
-                        }
-                    });
+                    await().atMost(WAIT).until(() -> reader.reads() >= 5);
                     assertThat(second.readVersion(Count.class, tenant))
                             .as("version 2 is held on its first event").isEqualTo(1);
                     assertThat(read(second, partitioned)).as("the prior version's documents, not an empty table")
@@ -150,14 +123,12 @@ class VersionReadsConformanceTest {
                 await().atMost(WAIT).until(() -> second.readVersion(Count.class, tenant) == 2);
                 assertThat(second.daemon().shard(newShard(partitioned)).orElseThrow().servesReads()).isTrue();
                 assertThat(read(second, partitioned)).containsOnlyKeys(STREAMS).containsValues(500L);
-                stop.set(true);
-                reader.join(TimeUnit.SECONDS.toMillis(60));
-                assertThat(violation.get()).as("what the reader saw").isNull();
-                synchronized (seen) {
-                    assertThat(seen).as("the reader read both versions").anySatisfy(values ->
-                            assertThat(values).containsValues(5L)).anySatisfy(values ->
-                            assertThat(values).containsValues(500L));
-                }
+                await().atMost(WAIT).until(() -> reader.lastSeen().containsValue(500L));
+                reader.close();
+                assertThat(reader.violation()).as("what the reader saw").isNull();
+                assertThat(reader.seen()).as("the reader read both versions").anySatisfy(values ->
+                        assertThat(values).containsValues(5L)).anySatisfy(values ->
+                        assertThat(values).containsValues(500L));
             }
         }
     }

@@ -17,9 +17,9 @@ import dev.ferret.projections.Snapshot;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
 import dev.ferret.runtime.testing.FlakyDataSource;
+import dev.ferret.runtime.testing.MonotonicReader;
 import dev.ferret.runtime.testing.TestDatabase;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,9 +27,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -136,60 +134,6 @@ class ShadowRebuildConformanceTest {
         return db.queryLong("SELECT COUNT(*) FROM " + db.table("pc_doc_count_rebuild"));
     }
 
-    /** Reads in a loop until stopped, recording the first time it sees fewer documents or a lower value. */
-    private static final class Reader implements AutoCloseable {
-        private final AtomicBoolean stop = new AtomicBoolean();
-        private final AtomicReference<String> violation = new AtomicReference<>();
-        private final List<Map<String, Long>> seen = new ArrayList<>();
-        private final Thread thread;
-
-        Reader(DocumentStore store, boolean partitioned) {
-            thread = new Thread(() -> {
-                Map<String, Long> last = read(store, partitioned);
-                while (!stop.get() && violation.get() == null) {
-                    Map<String, Long> now = read(store, partitioned);
-                    if (now.size() < last.size()) {
-                        violation.set("fewer documents: " + last + " then " + now);
-                    }
-                    for (Map.Entry<String, Long> before : last.entrySet()) {
-                        if (now.getOrDefault(before.getKey(), -1L) < before.getValue()) {
-                            violation.set("an older state: " + last + " then " + now);
-                        }
-                    }
-                    synchronized (seen) {
-                        seen.add(now);
-                    }
-                    last = now;
-                }
-            }, "rebuild-reader");
-            thread.start();
-        }
-
-        int reads() {
-            synchronized (seen) {
-                return seen.size();
-            }
-        }
-
-        Map<String, Long> lastSeen() {
-            synchronized (seen) {
-                return seen.isEmpty() ? Map.of() : seen.get(seen.size() - 1);
-            }
-        }
-
-        List<Map<String, Long>> seen() {
-            synchronized (seen) {
-                return List.copyOf(seen);
-            }
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            stop.set(true);
-            thread.join(TimeUnit.SECONDS.toMillis(60));
-        }
-    }
-
     @ParameterizedTest(name = "partitioned by tenant: {0}")
     @ValueSource(booleans = {false, true})
     void aReaderNeverSeesAnEmptyOrOlderReadModelWhileARebuildReplaysAndTheSwapReleasesWaits(boolean partitioned)
@@ -200,7 +144,7 @@ class ShadowRebuildConformanceTest {
             store.waitForNonStaleProjectionData(WAIT);
             assertThat(read(store, partitioned)).containsOnlyKeys(STREAMS).containsValues(5L);
 
-            Reader reader = new Reader(store, partitioned);
+            MonotonicReader reader = new MonotonicReader("rebuild-reader", () -> read(store, partitioned));
             try {
                 await().atMost(WAIT).until(() -> reader.reads() >= 3);
                 step = 100;
@@ -231,7 +175,7 @@ class ShadowRebuildConformanceTest {
                 gate.countDown();
                 reader.close();
             }
-            assertThat(reader.violation.get()).as("what the reader saw").isNull();
+            assertThat(reader.violation()).as("what the reader saw").isNull();
             assertThat(reader.seen()).as("the reader read the live model before the swap and the rebuilt one after")
                     .anySatisfy(values -> assertThat(values).containsEntry("a", 5L))
                     .anySatisfy(values -> assertThat(values).containsEntry("a", 500L));
