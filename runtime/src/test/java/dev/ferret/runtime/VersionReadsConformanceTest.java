@@ -108,29 +108,36 @@ class VersionReadsConformanceTest {
             try (DocumentStore second = Ferret.createStore(options(db, partitioned, 2))) {
                 String tenant = partitioned ? "acme" : StoreOptions.DEFAULT_TENANT;
                 MonotonicReader reader = new MonotonicReader("version-reader", () -> read(second, partitioned));
-                try {
-                    await().atMost(WAIT).until(() -> reader.reads() >= 5);
-                    assertThat(second.readVersion(Count.class, tenant))
-                            .as("version 2 is held on its first event").isEqualTo(1);
-                    assertThat(read(second, partitioned)).as("the prior version's documents, not an empty table")
-                            .containsOnlyKeys(STREAMS).containsValues(5L);
-                    assertThat(second.daemon().shard(newShard(partitioned)).orElseThrow().servesReads())
-                            .as("the status says version 2 does not serve reads yet").isFalse();
-                } finally {
-                    gate.countDown();
+                try (reader) {
+                    readWhileTheNewVersionCatchesUp(second, partitioned, tenant, reader);
                 }
-                second.waitForNonStaleProjectionData(WAIT);
-                await().atMost(WAIT).until(() -> second.readVersion(Count.class, tenant) == 2);
-                assertThat(second.daemon().shard(newShard(partitioned)).orElseThrow().servesReads()).isTrue();
-                assertThat(read(second, partitioned)).containsOnlyKeys(STREAMS).containsValues(500L);
-                await().atMost(WAIT).until(() -> reader.lastSeen().containsValue(500L));
-                reader.close();
                 assertThat(reader.violation()).as("what the reader saw").isNull();
                 assertThat(reader.seen()).as("the reader read both versions").anySatisfy(values ->
                         assertThat(values).containsValues(5L)).anySatisfy(values ->
                         assertThat(values).containsValues(500L));
             }
         }
+    }
+
+    /** Version 2 is held on its first event, then let go; the reader reads all along. */
+    private static void readWhileTheNewVersionCatchesUp(DocumentStore second, boolean partitioned, String tenant,
+                                                        MonotonicReader reader) {
+        try {
+            await().atMost(WAIT).until(() -> reader.reads() >= 5);
+            assertThat(second.readVersion(Count.class, tenant))
+                    .as("version 2 is held on its first event").isEqualTo(1);
+            assertThat(read(second, partitioned)).as("the prior version's documents, not an empty table")
+                    .containsOnlyKeys(STREAMS).containsValues(5L);
+            assertThat(second.daemon().shard(newShard(partitioned)).orElseThrow().servesReads())
+                    .as("the status says version 2 does not serve reads yet").isFalse();
+        } finally {
+            gate.countDown();
+        }
+        second.waitForNonStaleProjectionData(WAIT);
+        await().atMost(WAIT).until(() -> second.readVersion(Count.class, tenant) == 2);
+        assertThat(second.daemon().shard(newShard(partitioned)).orElseThrow().servesReads()).isTrue();
+        assertThat(read(second, partitioned)).containsOnlyKeys(STREAMS).containsValues(500L);
+        await().atMost(WAIT).until(() -> reader.lastSeen().containsValue(500L));
     }
 
     private static String newShard(boolean partitioned) {
