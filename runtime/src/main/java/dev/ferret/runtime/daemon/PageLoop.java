@@ -256,6 +256,12 @@ final class PageLoop {
                     at);
         }
         parts.board().changed();
+        try {
+            shadow.emptyShadows(dataSource);
+        } catch (SQLException e) {
+            LOG.warn("Shard {} could not empty its shadow tables after the swap ({}); the next rebuild empties them",
+                    name, e.toString());
+        }
         return null;
     }
 

@@ -167,7 +167,8 @@ final class ShadowReplay {
 
     /**
      * Puts the replay's result live, on {@code c} inside the caller's transaction: the replay's row is deleted, the
-     * live rows are replaced by the shadow's, the shadows emptied and the live row set to {@code floor}. Returns false,
+     * live rows are replaced by the shadow's and the live row set to {@code floor}; the shadows are emptied after the
+     * commit ({@link #emptyShadows}), outside the transaction that holds the live rows' locks. Returns false,
      * having changed nothing, when the replay's row is gone: an earlier swap committed (its reply may have been lost),
      * and doing it again would copy an empty shadow over the rebuilt documents.
      */
@@ -179,11 +180,23 @@ final class ShadowReplay {
             ShadowTable shadow = mapping.shadow();
             execute(c, mapping.sql().deleteTenant(), mapping.sql().deleteAll());
             execute(c, shadow.copyTenant(), shadow.copyAll());
-            execute(c, shadow.sql().deleteTenant(), shadow.sql().deleteAll());
         }
         progression.delete(c, shard);
         progression.raise(c, shard, floor, now);
         return true;
+    }
+
+    /**
+     * Empties the shadows (the tenant's rows) after a swap, in a transaction of its own: no reader reads them, and a
+     * node that stops before this leaves them to the next rebuild's {@link #prepare}, which empties them first.
+     */
+    void emptyShadows(DataSource database) throws SQLException {
+        transactions.inTransaction(database, c -> {
+            for (DocumentMapping<?> mapping : mappings) {
+                execute(c, mapping.shadow().sql().deleteTenant(), mapping.shadow().sql().deleteAll());
+            }
+            return null;
+        });
     }
 
     /** Runs the statement for the tenant's rows on a tenant's shard, the one for every row otherwise. */
