@@ -10,6 +10,8 @@ import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.SchemaObject;
 import dev.ferret.runtime.dialect.TableNames;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -94,6 +96,7 @@ public final class DocumentMappings {
             }
         }
         versioned.values().forEach(mapping -> mapping.addShadow(dialect, names));
+        requireDistinctTables(mappings.values(), versioned.values());
         Map<Class<?>, DocumentMapping<?>> reads = new LinkedHashMap<>(mappings);
         readVersions.forEach((type, version) -> reads.put(type, versioned.get(key(type, version))));
         for (StoreOptions.DocumentIndex index : options.documents().indexes()) {
@@ -108,6 +111,43 @@ public final class DocumentMappings {
                     .forEach(m -> m.addIndex(index, dialect, names));
         }
         return new DocumentMappings(reads, mappings, versioned, readVersions);
+    }
+
+    /**
+     * Refuses two uses of one table: a document named {@code order_rebuild} beside a projection's {@code order}, whose
+     * rebuild replays into {@code pc_doc_order_rebuild}, would have its rows emptied and overwritten by that rebuild.
+     *
+     * @throws ConfigurationException naming the table and both uses
+     */
+    private static void requireDistinctTables(Collection<DocumentMapping<?>> base,
+                                              Collection<DocumentMapping<?>> versioned) {
+        Map<String, String> uses = new HashMap<>();
+        for (DocumentMapping<?> mapping : base) {
+            claim(uses, mapping.table().name(), "document " + mapping.type().getName() + " ('" + mapping.name() + "')");
+        }
+        for (DocumentMapping<?> mapping : versioned) {
+            claim(uses, mapping.table().name(), "projection version table '" + mapping.name() + "' of "
+                    + mapping.type().getName());
+        }
+        for (DocumentMapping<?> mapping : base) {
+            if (mapping.shadow() != null) {
+                claim(uses, mapping.shadow().table().name(), "the rebuild shadow of document "
+                        + mapping.type().getName());
+            }
+        }
+        for (DocumentMapping<?> mapping : versioned) {
+            if (mapping.shadow() != null) {
+                claim(uses, mapping.shadow().table().name(), "the rebuild shadow of '" + mapping.name() + "'");
+            }
+        }
+    }
+
+    private static void claim(Map<String, String> uses, String table, String use) {
+        String earlier = uses.putIfAbsent(table.toLowerCase(Locale.ROOT), use);
+        if (earlier != null) {
+            throw new ConfigurationException("table " + table + " would hold both " + earlier + " and " + use
+                    + "; give one of the documents another name (options.documents().register(type, name, id))");
+        }
     }
 
     private static String key(Class<?> type, int version) {

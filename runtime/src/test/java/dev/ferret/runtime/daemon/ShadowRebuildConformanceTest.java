@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.ferret.ConfigurationException;
 import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
 import dev.ferret.FerretException;
@@ -334,5 +335,22 @@ class ShadowRebuildConformanceTest {
 
     private static Set<String> owned(DocumentStore store) {
         return ((AsyncDaemon) store.daemon()).ownedShards();
+    }
+
+    /** A document of the application's whose table a rebuild's shadow would share. */
+    public record Receipt(String id) {
+    }
+
+    @Test
+    void aDocumentWhoseTableIsAProjectionsRebuildShadowIsRefusedAtStartNamingBoth() {
+        try (TestDatabase db = TestDatabase.create("shadowclash")) {
+            StoreOptions options = options(db, false);
+            options.documents().register(Receipt.class, "count_rebuild", Receipt::id);
+            assertThatThrownBy(() -> Ferret.createStore(options))
+                    .isInstanceOf(ConfigurationException.class)
+                    .hasMessageContaining("pc_doc_count_rebuild")
+                    .hasMessageContaining(Receipt.class.getName())
+                    .hasMessageContaining("the rebuild shadow of document " + Count.class.getName());
+        }
     }
 }
