@@ -11,6 +11,7 @@ import dev.ferret.FerretException;
 import dev.ferret.QuerySession;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.DaemonMode;
+import dev.ferret.daemon.DaemonStatus;
 import dev.ferret.daemon.NonStaleTimeoutException;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.projections.Lifecycle;
@@ -250,6 +251,8 @@ class ShadowRebuildConformanceTest {
                 });
                 store.daemon().rebuild("Count", WAIT);
                 assertThat(flaky.lostReplies()).as("the swap's commit reply was lost").isEqualTo(1);
+                assertThat(store.daemon().status().healthy()).as("a lost reply settled leaves nothing to report")
+                        .isTrue();
                 assertThat(read(store, partitioned)).containsOnlyKeys(STREAMS).containsValues(500L);
                 append(store, partitioned, List.of("a"), 1);
                 store.waitForNonStaleProjectionData(WAIT);
@@ -277,6 +280,12 @@ class ShadowRebuildConformanceTest {
                 assertThat(progression(db, shard(partitioned) + ShadowReplay.ROW_SUFFIX))
                         .as("the replay reached its target and waits to be swapped").isEqualTo(15);
                 assertThat(progression(db, shard(partitioned))).isEqualTo(15);
+                // health tells an orchestrator the truth: live (a restart would not help), not healthy (a paused shard)
+                DaemonStatus paused = store.daemon().status();
+                assertThat(paused.shard(shard(partitioned)).orElseThrow().state()).isEqualTo(ShardState.PAUSED);
+                assertThat(paused.live()).isTrue();
+                assertThat(paused.healthy()).isFalse();
+                assertThat(paused.problems()).anySatisfy(problem -> assertThat(problem).contains("paused"));
 
                 flaky.failStatements(sql -> false);
                 store.daemon().restart(shard(partitioned));
@@ -284,6 +293,7 @@ class ShadowRebuildConformanceTest {
                         .allMatch(value -> value == 500L));
                 assertThat(read(store, partitioned)).containsOnlyKeys(STREAMS);
                 await().atMost(WAIT).until(() -> shadowRows(db) == 0);
+                await().atMost(WAIT).until(() -> store.daemon().status().healthy());
             }
             assertThat(shadowRows(db)).isZero();
             assertThat(progression(db, shard(partitioned) + ShadowReplay.ROW_SUFFIX)).isEqualTo(-1);
