@@ -84,14 +84,13 @@ final class StoreAssembly {
         // the daemon's threads read this copy; the caller's settings are sealed against changes from here on
         DaemonSettings settings = options.daemon().sealForStart();
         DaemonSessions sessions = new DaemonSessions();
+        VersionReads versionReads = VersionReads.of(options.projections(), context);
         AsyncDaemon daemon = new AsyncDaemon(context, settings, async, options.projections().asyncListeners(),
                 seams.executors().apply(Math.max(1, Math.min(settings.getWorkerThreads(),
                         partitionedByTenant ? Integer.MAX_VALUE : async.size()))), seams.retries(), sessions,
-                seams.time(), seams.metrics());
+                seams.time(), seams.metrics(), versionReads);
         ReplicaReads replicaReads = ReplicaReads.of(options, databases,
                 dialect.replicaSql().map(ReplayPositions::of).orElse(null), seams.time());
-        VersionReads versionReads = VersionReads.of(options.projections(), context);
-        daemon.readSwitches(versionReads);
         FerretDocumentStore store = new FerretDocumentStore(context, ownedPools, ownsSerializer, created, inline,
                 new StreamAggregates(options.projections().registrations()), daemon,
                 options.events().getMetadataSource(), replicaReads, versionReads);

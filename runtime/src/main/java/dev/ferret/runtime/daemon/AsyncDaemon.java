@@ -5,9 +5,6 @@ import dev.ferret.daemon.AsyncListener;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.DaemonSettings;
 import dev.ferret.daemon.DaemonStatus;
-import dev.ferret.daemon.DeadLetterEvent;
-import dev.ferret.daemon.ProjectionDaemon;
-import dev.ferret.daemon.RebuildProgress;
 import dev.ferret.daemon.ShardPage;
 import dev.ferret.daemon.ShardQuery;
 import dev.ferret.daemon.ShardStatus;
@@ -28,8 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Consumer;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * and at most {@code workers} agents run at once; a shard's outbox delivery runs on a worker too and holds one
  * while it delivers; so the daemon uses at most {@code workers + 1} connections.
  */
-public final class AsyncDaemon implements ProjectionDaemon {
+public final class AsyncDaemon extends OperatorVerbs {
 
     private static final Logger LOG = LoggerFactory.getLogger(AsyncDaemon.class);
 
@@ -90,10 +85,11 @@ public final class AsyncDaemon implements ProjectionDaemon {
      * @param sessions the store's sessions, for raised events and after-commit listeners
      * @param time     every deadline, due time and elapsed duration the daemon computes
      * @param metrics  what the daemon and its agents report their work to
+     * @param reads    where query sessions read each projection version's documents, for status and page sizes
      */
     public AsyncDaemon(StoreContext context, DaemonSettings settings, List<ProjectionApplier> appliers,
                        List<AsyncListener> listeners, DaemonExecutors executors, TransientRetry.Factory retries,
-                       StoreSessions sessions, TimeSource time, DaemonMetrics metrics) {
+                       StoreSessions sessions, TimeSource time, DaemonMetrics metrics, ReadSwitches reads) {
         this.metrics = metrics;
         this.context = context;
         this.settings = settings;
@@ -127,7 +123,7 @@ public final class AsyncDaemon implements ProjectionDaemon {
             }
         };
         this.parts = ShardParts.of(context, settings, sql, progression, executors, budget, board, listeners, retries,
-                sessions, marks, time, rearmLoops, metrics, appliers.size());
+                sessions, marks, time, rearmLoops, metrics, appliers.size(), reads);
         this.ownership = settings.getMode() == DaemonMode.HOT_COLD && !appliers.isEmpty()
                 ? new ShardOwnership(parts) : null;
         this.orphans = new OrphanedOutboxes(parts, ownership == null
@@ -224,11 +220,6 @@ public final class AsyncDaemon implements ProjectionDaemon {
     }
 
     /** Starts polling and every shard. */
-    /** Where query sessions read each projection version's documents: the store's answer, given before start. */
-    public void readSwitches(ReadSwitches switches) {
-        parts.reads().use(switches);
-    }
-
     public synchronized void start() {
         if (running) {
             return;
@@ -356,11 +347,6 @@ public final class AsyncDaemon implements ProjectionDaemon {
     }
 
     @Override
-    public List<String> releaseTenant(String tenantId, Duration timeout, Runnable whileReleased) {
-        return release.release(tenantId, timeout, whileReleased);
-    }
-
-    @Override
     public Optional<ShardStatus> shard(String name) {
         return snapshots.shard(name);
     }
@@ -390,62 +376,23 @@ public final class AsyncDaemon implements ProjectionDaemon {
         return status;
     }
 
-    /** Waits for the shards {@code feeds} selects to reach the mark as it stands now. */
-    public void waitForNonStale(Duration timeout, Predicate<ProjectionApplier> feeds) {
-        waits.await(timeout, feeds, null);
-    }
-
-    /**
-     * Waits for the shards {@code feeds} selects to reach the mark as it stands now; with tenant-partitioned events
-     * and a {@code tenantId}, only that tenant's shards.
-     */
-    public void waitForNonStale(Duration timeout, Predicate<ProjectionApplier> feeds, String tenantId) {
-        waits.await(timeout, feeds, tenantId);
+    @Override
+    DaemonOperations operations() {
+        return operations;
     }
 
     @Override
-    public void rebuild(String projectionName, Duration timeout, Consumer<RebuildProgress> progress) {
-        rebuilds.rebuild(projectionName, timeout, progress);
+    Rebuild rebuilds() {
+        return rebuilds;
     }
 
     @Override
-    public void rebuild(String projectionName, String tenantId, Duration timeout,
-                        Consumer<RebuildProgress> progress) {
-        rebuilds.rebuild(projectionName, tenantId, timeout, progress);
+    TenantRelease release() {
+        return release;
     }
 
     @Override
-    public void restart(String shardName) {
-        operations.restart(shardName);
-    }
-
-    @Override
-    public void hold(String shardName) {
-        operations.hold(shardName);
-    }
-
-    @Override
-    public long skipFailedEvent(String shardName) {
-        return operations.skipFailedEvent(shardName);
-    }
-
-    @Override
-    public Map<String, Long> deadLetterCounts() {
-        return operations.deadLetterCounts();
-    }
-
-    @Override
-    public List<DeadLetterEvent> deadLetters(String shardName, long afterId, int limit) {
-        return operations.deadLetters(shardName, afterId, limit);
-    }
-
-    @Override
-    public boolean discardDeadLetter(String shardName, long deadLetterId) {
-        return operations.discardDeadLetter(shardName, deadLetterId);
-    }
-
-    @Override
-    public void replayDeadLetter(String shardName, long deadLetterId) {
-        operations.replayDeadLetter(shardName, deadLetterId);
+    NonStaleWait waits() {
+        return waits;
     }
 }

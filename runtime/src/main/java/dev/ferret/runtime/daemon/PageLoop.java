@@ -18,7 +18,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
-import java.util.Optional;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import javax.sql.DataSource;
@@ -36,9 +35,8 @@ import org.slf4j.LoggerFactory;
  * {@link ShadowReplay}'s. A connection is held only while a page loads or writes, never while the shard waits.
  *
  * <p>A page whose commit fails may have committed anyway (the server committed, the reply was lost). Its outcome is
- * resolved before anything else: the progression row is read back on a fresh connection and compared with the
- * (end, stamp) the page wrote. Committed, its post-commit work runs once and the shard moves on; not committed, it is
- * re-processed. Until the outcome is known no page is loaded.
+ * settled before anything else ({@link UnknownCommit}): committed, its post-commit work runs once and the shard moves
+ * on; not committed, it is re-processed. Until the outcome is known no page is loaded.
  */
 final class PageLoop {
 
@@ -75,7 +73,7 @@ final class PageLoop {
     /** Where {@link #floor} is published for the status summary too (see {@link #moveFloor}). */
     private final LongConsumer floorColumn;
     /** A page whose commit failed after its work returned, until its outcome is known. */
-    private volatile PageOutcome unresolved;
+    private final UnknownCommit unknownCommit;
     /** While the shard's progression is below this, a gated version replays with side effects held back. */
     private volatile long warmUpUntil = -1;
     /** The store-wide sequence an operator sent to the dead letters if it fails in the next page; -1: none. */
@@ -115,6 +113,7 @@ final class PageLoop {
         this.weight = new PageWeight(parts.budget());
         this.markCell = parts.marks().cellOf(partition);
         this.shadow = new ShadowReplay(name, applier, partition, parts);
+        this.unknownCommit = new UnknownCommit(name, dataSource, progression);
         this.starts = new ShardStart(name, applier, partition, parts, lifecycle, shadow, retry, markCell);
         this.label = ShardLabel.of(name, applier.name(), partition.database().name(), settings.isMetricsPerShard());
     }
@@ -186,9 +185,9 @@ final class PageLoop {
         rebuilding();
     }
 
-    /** A rebuild tears the progression row down: an unresolved page would be read back from it; the replay redoes it. */
+    /** A rebuild starts: a page whose commit is unknown is not read back; the replay redoes it. */
     void rebuilding() {
-        unresolved = null;
+        unknownCommit.forget();
         // the row the daemon read at its start is gone: the replay starts from what the rebuild left
         parts.startRows().forget(name);
     }
@@ -197,7 +196,7 @@ final class PageLoop {
     Turn turn() {
         pageCommitted = false;
         try {
-            resolveUnknownCommit();
+            unknownCommit.settle(this::committed);
             if (floor < 0) {
                 ShardStart.Start start = starts.start();
                 if (start == null) {
@@ -210,14 +209,12 @@ final class PageLoop {
                     pageSize.replaying();
                 }
             }
-            if (!lifecycle.stopping() && shadow.reached(floor)) {
-                // a start past the target (a subscription from the present) swaps before any page
-                retry.call(this::swap);
-            }
+            // a start past the target (a subscription from the present) swaps before any page
+            swapIfReached();
             // one page a turn: the worker goes back to the line, so every shard with work gets its page in turn
             boolean inLine = !lifecycle.stopping() && floor < mark() && !retry.call(this::processPage);
-            if (!inLine && !lifecycle.stopping() && shadow.reached(floor)) {
-                retry.call(this::swap);
+            if (!inLine) {
+                swapIfReached();
             }
             return inLine ? Turn.NONE : new Turn(Event.PAGE_COMMITTED, null);
         } catch (ProgressionConflictException e) {
@@ -237,37 +234,22 @@ final class PageLoop {
         }
     }
 
-    /**
-     * The replay reached its target: its documents replace the live ones and its row the live row, in one
-     * transaction; the shard runs live from the same floor.
-     */
-    private Void swap() throws SQLException {
-        long at = floor;
-        long started = time.nanoTime();
-        boolean swapped = shadow.swapIn(dataSource, at,
-                OffsetDateTime.now(context.clock()).truncatedTo(ChronoUnit.MILLIS));
+    /** A replay at its target swaps in (see {@link ShadowReplay#swapIn}); the shard runs live from the same floor. */
+    private void swapIfReached() throws Exception {
+        if (lifecycle.stopping() || !shadow.reached(floor)) {
+            return;
+        }
+        OffsetDateTime now = OffsetDateTime.now(context.clock()).truncatedTo(ChronoUnit.MILLIS);
+        retry.call(() -> shadow.swapIn(dataSource, floor, now));
         writer.restarted();
         lifecycle.fire(Event.REBUILD_REACHED);
-        if (swapped) {
-            LOG.info("Shard {} swapped in its rebuild at {} in {} ms: queries read the rebuilt documents, and it runs"
-                    + " live from here", name, at, Duration.ofNanos(time.nanoTime() - started).toMillis());
-        } else {
-            LOG.info("Shard {}'s swap at {} had committed although its commit reported a failure; it runs live", name,
-                    at);
-        }
         parts.board().changed();
-        try {
-            shadow.emptyShadows(dataSource);
-        } catch (SQLException e) {
-            LOG.warn("Shard {} could not empty its shadow tables after the swap ({}); the next rebuild empties them",
-                    name, e.toString());
-        }
-        return null;
+        shadow.emptyShadowsAfterSwap(dataSource);
     }
 
     /** One page; false when the shard joined the budget's line instead (the grant wakes it, holding no thread). */
     private boolean processPage() throws SQLException {
-        resolveUnknownCommit();
+        unknownCommit.settle(this::committed);
         // read once: a rebuild may end while this page is in flight, and its listeners must stay silent
         boolean silent = shadow.silent(floor);
         boolean warmingUp = floor < warmUpUntil;
@@ -298,8 +280,8 @@ final class PageLoop {
                 // the server may have committed and only the reply was lost: never re-process before knowing
                 LOG.warn("The commit of shard {}'s page ({}, {}] failed ({}); reading back whether it committed",
                         name, attempt.floor(), attempt.end(), e.getCause().toString());
-                unresolved = e.outcome();
-                resolveUnknownCommit();
+                unknownCommit.park(e.outcome());
+                unknownCommit.settle(this::committed);
                 done = true;
                 return true;
             }
@@ -331,34 +313,6 @@ final class PageLoop {
     /** The most rows a page may read: the page size, within a bounded budget's grant. */
     private static int limitWithin(int size, LoadBudget.Reservation room) {
         return room.events() > 0 ? (int) Math.min(size, room.events()) : size;
-    }
-
-    /**
-     * Settles a page whose commit outcome is unknown, on a fresh connection: committed, its post-commit work runs
-     * now; not committed, the page is loaded again. Throws (and keeps the page unresolved) while the database cannot
-     * be read; a progression that neither attempt nor floor explains is a conflict.
-     */
-    private void resolveUnknownCommit() throws SQLException {
-        PageOutcome outcome = unresolved;
-        if (outcome == null) {
-            return;
-        }
-        PageAttempt attempt = outcome.attempt();
-        Optional<ProgressionRows.Stamped> row = progression.readStamped(dataSource, attempt.row(name));
-        Long at = row.map(ProgressionRows.Stamped::lastSeqId).orElse(null);
-        OffsetDateTime stamp = row.map(ProgressionRows.Stamped::lastUpdated).orElse(null);
-        unresolved = null;
-        if (at != null && at == attempt.end() && stamp != null
-                && stamp.toInstant().equals(attempt.stamp().toInstant())) {
-            LOG.info("Shard {}'s page ({}, {}] committed although its commit reported a failure; running its"
-                    + " post-commit work once", name, attempt.floor(), attempt.end());
-            committed(outcome);
-        } else if (at == null ? attempt.floor() == 0 : at == attempt.floor()) {
-            LOG.info("Shard {}'s page ({}, {}] did not commit; it is processed again", name, attempt.floor(),
-                    attempt.end());
-        } else {
-            throw new ProgressionConflictException(name, attempt.floor());
-        }
     }
 
     /**

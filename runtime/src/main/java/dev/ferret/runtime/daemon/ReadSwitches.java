@@ -2,7 +2,7 @@ package dev.ferret.runtime.daemon;
 
 /**
  * Where query sessions read a projection version's documents: the store's answer (a new version's reads switch from
- * the prior version's tables once it caught up), handed to the daemon before it starts. {@link #servesReads} is read
+ * the prior version's tables once it caught up), handed to the daemon when it is built. {@link #servesReads} is read
  * by status on any thread and does no database work; {@link #pageCommitted} is told by a shard of a version above 1
  * after each page, on its loop, and may read the prior version's progression to decide a switch.
  */

@@ -1,6 +1,7 @@
 package dev.ferret.runtime.daemon;
 
 import dev.ferret.runtime.context.StoreContext;
+import dev.ferret.runtime.context.TimeSource;
 import dev.ferret.runtime.context.TransactionRunner;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.documents.DocumentMapping;
@@ -13,6 +14,7 @@ import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
@@ -20,6 +22,8 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One shard's rebuild behind its live tables: the replay writes the {@link ShadowTable}s of the shard's documents and
@@ -34,6 +38,8 @@ import javax.sql.DataSource;
  */
 final class ShadowReplay {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ShadowReplay.class);
+
     /** Appended to a shard's name for its replay's progression row. */
     static final String ROW_SUFFIX = "~rebuild";
 
@@ -45,6 +51,7 @@ final class ShadowReplay {
     private final List<DocumentMapping<?>> mappings;
     private final Set<DocumentMapping<?>> shadowed;
     private final TransactionRunner transactions;
+    private final TimeSource time;
     /**
      * Whether the pages go to the shadow tables and the replay's row: from a rebuild's start (or a start that found
      * an unfinished replay) until the swap; the loop's floor is then the replay's, the live row stays at
@@ -65,6 +72,7 @@ final class ShadowReplay {
         this.mappings = applier.documentMappings(context).stream().filter(m -> m.shadow() != null).toList();
         this.shadowed = new LinkedHashSet<>(mappings);
         this.transactions = context.transactions();
+        this.time = parts.time();
     }
 
     /** A replay starts (or resumes) towards {@code target}, silent below {@code silentUntil}. */
@@ -110,11 +118,22 @@ final class ShadowReplay {
         return row;
     }
 
-    /** {@link #swap} in a transaction of its own; the replay has ended, whether this call or an earlier one swapped. */
-    boolean swapIn(DataSource database, long floor, OffsetDateTime now) throws SQLException {
+    /**
+     * {@link #swap} in a transaction of its own, logged with its duration; the replay has ended, whether this call or
+     * an earlier one whose commit reply was lost swapped.
+     */
+    Void swapIn(DataSource database, long floor, OffsetDateTime now) throws SQLException {
+        long started = time.nanoTime();
         boolean swapped = transactions.inTransaction(database, c -> swap(c, floor, now));
         replaying = false;
-        return swapped;
+        if (swapped) {
+            LOG.info("Shard {} swapped in its rebuild at {} in {} ms: queries read the rebuilt documents, and it runs"
+                    + " live from here", shard, floor, Duration.ofNanos(time.nanoTime() - started).toMillis());
+        } else {
+            LOG.info("Shard {}'s swap at {} had committed although its commit reported a failure; it runs live",
+                    shard, floor);
+        }
+        return null;
     }
 
     /**
@@ -168,7 +187,7 @@ final class ShadowReplay {
     /**
      * Puts the replay's result live, on {@code c} inside the caller's transaction: the replay's row is deleted, the
      * live rows are replaced by the shadow's and the live row set to {@code floor}; the shadows are emptied after the
-     * commit ({@link #emptyShadows}), outside the transaction that holds the live rows' locks. Returns false,
+     * commit ({@link #emptyShadowsAfterSwap}), outside the transaction that holds the live rows' locks. Returns false,
      * having changed nothing, when the replay's row is gone: an earlier swap committed (its reply may have been lost),
      * and doing it again would copy an empty shadow over the rebuilt documents.
      */
@@ -190,13 +209,18 @@ final class ShadowReplay {
      * Empties the shadows (the tenant's rows) after a swap, in a transaction of its own: no reader reads them, and a
      * node that stops before this leaves them to the next rebuild's {@link #prepare}, which empties them first.
      */
-    void emptyShadows(DataSource database) throws SQLException {
-        transactions.inTransaction(database, c -> {
-            for (DocumentMapping<?> mapping : mappings) {
-                execute(c, mapping.shadow().sql().deleteTenant(), mapping.shadow().sql().deleteAll());
-            }
-            return null;
-        });
+    void emptyShadowsAfterSwap(DataSource database) {
+        try {
+            transactions.inTransaction(database, c -> {
+                for (DocumentMapping<?> mapping : mappings) {
+                    execute(c, mapping.shadow().sql().deleteTenant(), mapping.shadow().sql().deleteAll());
+                }
+                return null;
+            });
+        } catch (SQLException e) {
+            LOG.warn("Shard {} could not empty its shadow tables after the swap ({}); the next rebuild empties them",
+                    shard, e.toString());
+        }
     }
 
     /** Runs the statement for the tenant's rows on a tenant's shard, the one for every row otherwise. */

@@ -37,7 +37,7 @@ record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, 
                   StoreSessions sessions, LogMarks marks, TimeSource time, Runnable eventsRaised,
                   DaemonMetrics metrics, Outboxes outboxes, SnapshotCache snapshots, ShardGroups groups,
                   ProgressionAtStart startRows, SharedLoads loads,
-                  SharedWrites writes, StoreReadSwitches reads) {
+                  SharedWrites writes, ReadSwitches reads) {
 
     private static final long MIB = 1024L * 1024L;
 
@@ -48,7 +48,7 @@ record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, 
     static ShardParts of(StoreContext context, DaemonSettings settings, DaemonSql sql, ProgressionRows progression,
                          DaemonExecutors executors, LoadBudget budget, ProgressBoard board, List<AsyncListener> listeners,
                          TransientRetry.Factory retries, StoreSessions sessions, LogMarks marks, TimeSource time,
-                         Runnable eventsRaised, DaemonMetrics metrics, int projections) {
+                         Runnable eventsRaised, DaemonMetrics metrics, int projections, ReadSwitches reads) {
         DatabaseLimits limits = new DatabaseLimits(context.databases(), settings, time);
         return new ShardParts(context, settings, sql, context.dialect().outboxSql(context.names()),
                 context.dialect().deadLetterSql(context.names()), progression, executors, budget, limits, board,
@@ -56,7 +56,7 @@ record ShardParts(StoreContext context, DaemonSettings settings, DaemonSql sql, 
                 new SnapshotCache(settings.getDocumentCacheMegabytes() * MIB), new ShardGroups(),
                 new ProgressionAtStart(), SharedLoads.of(settings.getSharedLoadMegabytes() * MIB, projections),
                 SharedWrites.of(context.transactions(), limits, settings.isSharedTransactions(),
-                        context.partitionedByTenant(), projections), new StoreReadSwitches());
+                        context.partitionedByTenant(), projections), reads);
     }
 
     /** What the shards shared since the start, for the daemon's stop line. */

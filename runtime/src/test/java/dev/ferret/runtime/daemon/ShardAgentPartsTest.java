@@ -93,7 +93,7 @@ class ShardAgentPartsTest {
                         marks, TimeSource.SYSTEM, () -> { }, DaemonMetrics.NONE, new Outboxes(),
                         new SnapshotCache(1 << 20), new ShardGroups(),
                         new ProgressionAtStart(), SharedLoads.of(0, 1),
-                        SharedWrites.of(TransactionRunner.JDBC, limits, false, false, 1), new StoreReadSwitches());
+                        SharedWrites.of(TransactionRunner.JDBC, limits, false, false, 1), ReadSwitches.NONE);
                 LogPartition whole = new LogPartition(null, context.databases().main());
                 ShardAgent agent = new ShardAgent("Tally:All", ProjectionApplier.of(tallySnapshot(), context), whole,
                         parts);
