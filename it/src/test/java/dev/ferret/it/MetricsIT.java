@@ -16,10 +16,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.zip.GZIPInputStream;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -35,7 +37,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The daemon's metrics through the server's MicroProfile Telemetry: the application turns the SDK on and points its
  * OTLP exporter at a receiver in this test's JVM, which keeps the last data point of every metric of the meter
- * {@code dev.ferret} it is sent; the test reads the names and values it scraped there.
+ * {@code dev.ferret} it is sent; the test reads the names and values it scraped there. The deployment names a read
+ * replica ({@code ferret.replica-datasource}: a second data source of the server's on the same database), so that
+ * where query sessions read shows in {@code ferret.replica.reads}.
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
@@ -87,6 +91,7 @@ class MetricsIT {
                 ferret.apply-all-database-changes-on-startup=true
                 ferret.daemon.mode=SOLO
                 ferret.daemon.polling-interval=PT0.1S
+                ferret.replica-datasource=%2$s
                 otel.sdk.disabled=false
                 otel.service.name=ferret-it
                 otel.metrics.exporter=otlp
@@ -97,7 +102,8 @@ class MetricsIT {
                 otel.exporter.otlp.endpoint=http://localhost:%1$d
                 otel.exporter.otlp.metrics.endpoint=http://localhost:%1$d/v1/metrics
                 otel.metric.export.interval=500
-                """.formatted(port)).addPackage(ItResource.class.getPackage());
+                """.formatted(port, System.getProperty("it.replica.datasource")))
+                .addPackage(ItResource.class.getPackage());
     }
 
     @AfterAll
@@ -137,12 +143,20 @@ class MetricsIT {
         // export that has the last one recorded (append-to-visible) for every order too
         if (export.getOrDefault("ferret.shard.events_applied|" + SHARD, 0.0) >= ORDERS
                 && export.getOrDefault("ferret.shard.append_to_visible.count|" + SHARD, 0.0) >= ORDERS
-                && export.getOrDefault("ferret.shard.lag|" + SHARD, -1.0) == 0) {
+                && export.getOrDefault("ferret.shard.lag|" + SHARD, -1.0) == 0
+                && export.containsKey("ferret.replica.reads|replica")
+                && export.containsKey("ferret.replica.reads|primary_unprovable")) {
             SETTLED.compareAndSet(null, export);
         }
     }
 
+    /** The read route of a replica read's data point, else its projection (and database, if not the default). */
     private static String shard(List<KeyValue> attributes) {
+        Optional<String> route = attributes.stream().filter(a -> a.getKey().equals("ferret.read.route"))
+                .map(a -> a.getValue().getStringValue()).findFirst();
+        if (route.isPresent()) {
+            return route.get();
+        }
         attributes.stream().filter(a -> a.getKey().equals("ferret.shard"))
                 .forEach(a -> PER_SHARD_POINTS.add(a.getValue().getStringValue()));
         String database = attributes.stream().filter(a -> a.getKey().equals("ferret.database"))
@@ -158,10 +172,20 @@ class MetricsIT {
             assertThat(ItServer.post(ItServer.httpBase() + "/ferret-metrics/api/orders/m-" + i + "?customer=dora")
                     .statusCode()).isEqualTo(202);
         }
+        // a plain read goes to the replica, here a second data source on the same database: read until the
+        // projection has the first order, as an eventually consistent reader does
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        HttpResponse<String> fromReplica = ItServer.get(ItServer.httpBase() + "/ferret-metrics/api/orders/m-0");
+        while (fromReplica.statusCode() == 404 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            fromReplica = ItServer.get(ItServer.httpBase() + "/ferret-metrics/api/orders/m-0");
+        }
+        assertThat(fromReplica.statusCode()).as(fromReplica.body()).isEqualTo(200);
+        assertThat(fromReplica.body()).contains("dora");
+        // a non-stale read goes to the primary: H2 reports no position the replica could be proven to have reached
         assertThat(ItServer.get(ItServer.httpBase() + "/ferret-metrics/api/orders/m-" + (ORDERS - 1)
                 + "?nonStale=true").statusCode()).isEqualTo(200);
 
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
         while (SETTLED.get() == null && System.nanoTime() < deadline) {
             Thread.sleep(250);
         }
@@ -179,6 +203,12 @@ class MetricsIT {
         assertThat(value(export, "ferret.shard.append_to_visible.count", SHARD)).isGreaterThanOrEqualTo(ORDERS);
         assertThat(value(export, "ferret.shard.page.duration.count", SHARD))
                 .isEqualTo(value(export, "ferret.shard.pages_committed", SHARD));
+        assertThat(value(export, "ferret.replica.reads", "replica")).as("reads the replica served")
+                .isGreaterThanOrEqualTo(1);
+        assertThat(value(export, "ferret.replica.reads", "primary_unprovable")).as("non-stale reads of the primary")
+                .isGreaterThanOrEqualTo(1);
+        assertThat(export).doesNotContainKeys("ferret.replica.reads|replica_caught_up",
+                "ferret.replica.reads|primary_replica_behind");
         assertThat(PER_SHARD_POINTS).as("shard names on data points (daemon.metrics-per-shard is off)").isEmpty();
     }
 

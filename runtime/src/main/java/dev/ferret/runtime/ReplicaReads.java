@@ -4,6 +4,8 @@ import dev.ferret.ConfigurationException;
 import dev.ferret.StoreOptions;
 import dev.ferret.runtime.context.TenantDatabases;
 import dev.ferret.runtime.context.TimeSource;
+import dev.ferret.runtime.metrics.DaemonMetrics;
+import dev.ferret.runtime.metrics.ReadRoute;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -68,6 +70,7 @@ final class ReplicaReads {
     private final ReplayPositions positions;
     private final TimeSource time;
     private final Duration catchUp;
+    private final DaemonMetrics metrics;
     private final LongAdder fromReplica = new LongAdder();
     private final LongAdder caughtUp = new LongAdder();
     private final LongAdder fellBack = new LongAdder();
@@ -79,12 +82,19 @@ final class ReplicaReads {
      * @param catchUp   how long a read waits for a replica to reach what it needs
      */
     ReplicaReads(Map<String, DataSource> replicas, ReplayPositions positions, TimeSource time, Duration catchUp) {
+        this(replicas, positions, time, catchUp, DaemonMetrics.NONE);
+    }
+
+    /** @param metrics told of every read of a database with a replica, and where it went */
+    ReplicaReads(Map<String, DataSource> replicas, ReplayPositions positions, TimeSource time, Duration catchUp,
+                 DaemonMetrics metrics) {
         Map<String, Replica> copy = new LinkedHashMap<>();
         replicas.forEach((name, dataSource) -> copy.put(name, new Replica(dataSource)));
         this.byDatabase = Map.copyOf(copy);
         this.positions = positions;
         this.time = time;
         this.catchUp = catchUp;
+        this.metrics = metrics;
     }
 
     /**
@@ -93,7 +103,7 @@ final class ReplicaReads {
      * @throws ConfigurationException naming the database whose replica is its primary data source
      */
     static ReplicaReads of(StoreOptions options, TenantDatabases databases, ReplayPositions positions,
-                           TimeSource time) {
+                           TimeSource time, DaemonMetrics metrics) {
         Map<String, DataSource> replicas = new LinkedHashMap<>();
         if (options.getReplica() != null) {
             replicas.put(StoreOptions.DEFAULT_DATABASE, options.getReplica());
@@ -111,7 +121,7 @@ final class ReplicaReads {
                             + " position)" : "wait up to " + options.getReplicaCatchUpTimeout()
                             + " for a replica to catch up, then read the primary");
         }
-        return new ReplicaReads(replicas, positions, time, options.getReplicaCatchUpTimeout());
+        return new ReplicaReads(replicas, positions, time, options.getReplicaCatchUpTimeout(), metrics);
     }
 
     /**
@@ -123,27 +133,33 @@ final class ReplicaReads {
         if (replica == null) {
             return database.dataSource();
         }
-        long needed = Math.max(awaited, replica.floor.get());
+        ReadRoute route = route(database, replica, Math.max(awaited, replica.floor.get()));
+        switch (route) {
+            case REPLICA -> fromReplica.increment();
+            case REPLICA_CAUGHT_UP -> {
+                fromReplica.increment();
+                caughtUp.increment();
+            }
+            case PRIMARY_UNPROVABLE -> unprovable.increment();
+            case PRIMARY_REPLICA_BEHIND -> fellBack.increment();
+        }
+        metrics.replicaRead(database.name(), route);
+        return route == ReadRoute.REPLICA || route == ReadRoute.REPLICA_CAUGHT_UP ? replica.dataSource
+                : database.dataSource();
+    }
+
+    private ReadRoute route(TenantDatabases.Database database, Replica replica, long needed) {
         if (needed == NOTHING_AWAITED) {
-            fromReplica.increment();
-            return replica.dataSource;
+            return ReadRoute.REPLICA;
         }
         if (needed != UNPROVABLE && needed <= replica.replayed.get()) {
-            fromReplica.increment();
-            caughtUp.increment();
-            return replica.dataSource;
+            return ReadRoute.REPLICA_CAUGHT_UP;
         }
         if (positions == null || needed == UNPROVABLE) {
-            unprovable.increment();
-            return database.dataSource();
+            return ReadRoute.PRIMARY_UNPROVABLE;
         }
-        if (reaches(database.name(), replica, needed)) {
-            fromReplica.increment();
-            caughtUp.increment();
-            return replica.dataSource;
-        }
-        fellBack.increment();
-        return database.dataSource();
+        return reaches(database.name(), replica, needed) ? ReadRoute.REPLICA_CAUGHT_UP
+                : ReadRoute.PRIMARY_REPLICA_BEHIND;
     }
 
     /**

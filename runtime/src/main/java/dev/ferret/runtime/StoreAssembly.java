@@ -90,7 +90,7 @@ final class StoreAssembly {
                         partitionedByTenant ? Integer.MAX_VALUE : async.size()))), seams.retries(), sessions,
                 seams.time(), seams.metrics(), versionReads);
         ReplicaReads replicaReads = ReplicaReads.of(options, databases,
-                dialect.replicaSql().map(ReplayPositions::of).orElse(null), seams.time());
+                dialect.replicaSql().map(ReplayPositions::of).orElse(null), seams.time(), seams.metrics());
         FerretDocumentStore store = new FerretDocumentStore(context, ownedPools, ownsSerializer, created, inline,
                 new StreamAggregates(options.projections().registrations()), daemon,
                 options.events().getMetadataSource(), replicaReads, versionReads);

@@ -78,6 +78,7 @@ class PublicTypesTest {
             "dev.ferret.runtime.events.StreamArchives",
             "dev.ferret.runtime.metrics.DaemonMetrics",
             "dev.ferret.runtime.metrics.OpenTelemetryMetrics",
+            "dev.ferret.runtime.metrics.ReadRoute",
             "dev.ferret.runtime.metrics.ShardLabel",
             "dev.ferret.runtime.progression.ProgressionRows",
             "dev.ferret.runtime.projections.PageBatch",

@@ -7,12 +7,15 @@ import dev.ferret.ConfigurationException;
 import dev.ferret.StoreOptions;
 import dev.ferret.runtime.context.TenantDatabases;
 import dev.ferret.runtime.context.TimeSource;
+import dev.ferret.runtime.metrics.DaemonMetrics;
+import dev.ferret.runtime.metrics.ReadRoute;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
@@ -35,8 +38,32 @@ class ReplicaReadsTest {
     private final ManualTime time = new ManualTime();
     private final ScriptedPositions positions = new ScriptedPositions();
 
+    /** What the metrics were told, as "database:route". */
+    private final List<String> routes = new CopyOnWriteArrayList<>();
+    private final DaemonMetrics metrics = new DaemonMetrics() {
+        @Override
+        public void replicaRead(String database, ReadRoute route) {
+            routes.add(database + ":" + route.attribute());
+        }
+    };
+
     private ReplicaReads reads(ReplayPositions with) {
-        return new ReplicaReads(Map.of(StoreOptions.DEFAULT_DATABASE, replica), with, time, BOUND);
+        return new ReplicaReads(Map.of(StoreOptions.DEFAULT_DATABASE, replica), with, time, BOUND, metrics);
+    }
+
+    @Test
+    void theMetricsHearOfEveryReadOfADatabaseWithAReplicaAndWhereItWent() {
+        positions.replayed(120, 130);
+        ReplicaReads reads = reads(positions);
+
+        reads.forRead(main, ReplicaReads.NOTHING_AWAITED);
+        reads.forRead(main, 100);
+        reads.forRead(main, 500);
+        reads.forRead(other, 500);
+        reads(null).forRead(main, ReplicaReads.UNPROVABLE);
+
+        assertThat(routes).containsExactly("default:replica", "default:replica_caught_up",
+                "default:primary_replica_behind", "default:primary_unprovable");
     }
 
     @Test
@@ -173,7 +200,7 @@ class ReplicaReadsTest {
         StoreOptions options = new StoreOptions().replica(primary);
         TenantDatabases databases = new TenantDatabases(primary, options.tenancy(), false);
 
-        assertThatThrownBy(() -> ReplicaReads.of(options, databases, positions, time))
+        assertThatThrownBy(() -> ReplicaReads.of(options, databases, positions, time, DaemonMetrics.NONE))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("replica of database 'default' is its primary data source");
     }

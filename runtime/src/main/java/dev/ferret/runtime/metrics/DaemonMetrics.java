@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the async daemon reports as it works: counts and durations of its pages, retries and dead letters, and
- * (through {@link #observe}) its state at each collection. Every method is called from the daemon's own threads and
- * must not block; {@link #NONE} records nothing. The metric names are listed in {@link OpenTelemetryMetrics}.
+ * (through {@link #observe}) its state at each collection; and where query sessions read when a database has a read
+ * replica. Every method but {@link #replicaRead} is called from the daemon's own threads; none may block; {@link #NONE} records nothing. The metric names are listed in {@link OpenTelemetryMetrics}.
  */
 public interface DaemonMetrics {
 
@@ -33,6 +33,13 @@ public interface DaemonMetrics {
 
     /** {@code shard} wrote {@code count} dead letters in a page that committed. */
     default void deadLettered(ShardLabel shard, int count) {
+    }
+
+    /**
+     * A query session read {@code database}, which has a read replica, from where {@code route} says; called from
+     * the application's threads, so it must not block.
+     */
+    default void replicaRead(String database, ReadRoute route) {
     }
 
     /**

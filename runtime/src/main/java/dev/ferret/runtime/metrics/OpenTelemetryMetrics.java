@@ -33,7 +33,8 @@ import java.util.function.Supplier;
  *     {@value #STATE_ATTRIBUTE}), {@code ferret.high_water_mark};</li>
  *     <li>counters: {@code ferret.shard.events_applied}, {@code ferret.shard.pages_committed},
  *     {@code ferret.shard.retries}, {@code ferret.shard.dead_letters},
- *     {@code ferret.high_water_mark.skipped_sequences};</li>
+ *     {@code ferret.high_water_mark.skipped_sequences}, and {@code ferret.replica.reads} (by
+ *     {@value #DATABASE_ATTRIBUTE} and {@value #ROUTE_ATTRIBUTE}, see {@link ReadRoute});</li>
  *     <li>histograms, in seconds: {@code ferret.shard.page.duration}, {@code ferret.shard.append_to_visible}.</li>
  * </ul>
  * Thread-safe: the instruments are; the attribute cache is a concurrent map.
@@ -45,11 +46,13 @@ public final class OpenTelemetryMetrics implements DaemonMetrics {
     public static final String PROJECTION_ATTRIBUTE = "ferret.projection";
     public static final String DATABASE_ATTRIBUTE = "ferret.database";
     public static final String STATE_ATTRIBUTE = "ferret.shard.state";
+    public static final String ROUTE_ATTRIBUTE = "ferret.read.route";
 
     private static final AttributeKey<String> SHARD = AttributeKey.stringKey(SHARD_ATTRIBUTE);
     private static final AttributeKey<String> PROJECTION = AttributeKey.stringKey(PROJECTION_ATTRIBUTE);
     private static final AttributeKey<String> DATABASE = AttributeKey.stringKey(DATABASE_ATTRIBUTE);
     private static final AttributeKey<String> STATE = AttributeKey.stringKey(STATE_ATTRIBUTE);
+    private static final AttributeKey<String> ROUTE = AttributeKey.stringKey(ROUTE_ATTRIBUTE);
     private static final double NANOS_PER_SECOND = 1e9;
 
     private final Meter meter;
@@ -59,7 +62,10 @@ public final class OpenTelemetryMetrics implements DaemonMetrics {
     private final LongCounter deadLetters;
     private final DoubleHistogram pageDuration;
     private final DoubleHistogram appendToVisible;
+    private final LongCounter replicaReads;
     private final Map<ShardLabel, Attributes> shardAttributes = new ConcurrentHashMap<>();
+    /** By database, then route: a handful of entries, one per database with a replica. */
+    private final Map<String, Map<ReadRoute, Attributes>> routeAttributes = new ConcurrentHashMap<>();
 
     public OpenTelemetryMetrics(OpenTelemetry openTelemetry) {
         meter = openTelemetry.getMeter(METER);
@@ -75,6 +81,8 @@ public final class OpenTelemetryMetrics implements DaemonMetrics {
                 .setDescription("A page's time from its load to its commit").build();
         appendToVisible = meter.histogramBuilder("ferret.shard.append_to_visible").setUnit("s")
                 .setDescription("An event's time from its append to the commit of the page that applied it").build();
+        replicaReads = meter.counterBuilder("ferret.replica.reads").setUnit("{read}")
+                .setDescription("Query session reads of a database with a read replica, by where they went").build();
     }
 
     static DaemonMetrics global() {
@@ -111,6 +119,19 @@ public final class OpenTelemetryMetrics implements DaemonMetrics {
     @Override
     public void deadLettered(ShardLabel shard, int count) {
         deadLetters.add(count, shard(shard));
+    }
+
+    @Override
+    public void replicaRead(String database, ReadRoute route) {
+        replicaReads.add(1, routeAttributes.computeIfAbsent(database, OpenTelemetryMetrics::routes).get(route));
+    }
+
+    private static Map<ReadRoute, Attributes> routes(String database) {
+        Map<ReadRoute, Attributes> byRoute = new EnumMap<>(ReadRoute.class);
+        for (ReadRoute route : ReadRoute.values()) {
+            byRoute.put(route, Attributes.of(DATABASE, database, ROUTE, route.attribute()));
+        }
+        return byRoute;
     }
 
     /** One callback observes them all from one reading of the status, so their values agree with one another. */
