@@ -250,6 +250,12 @@ DELETE FROM PUBLIC.pc_doc_order_summary WHERE tenant_id = ?
 -- documents.upsertMany
 MERGE INTO PUBLIC.pc_doc_order_summary AS d USING (SELECT u.id, u.tenant_id, u.data FORMAT JSON AS data, CAST(?1 AS TIMESTAMP WITH TIME ZONE) AS last_modified FROM UNNEST(CAST(?2 AS VARCHAR ARRAY), CAST(?3 AS VARCHAR ARRAY), CAST(?4 AS VARCHAR ARRAY)) AS u(id, tenant_id, data)) AS src ON d.tenant_id = src.tenant_id AND d.id = src.id WHEN MATCHED THEN UPDATE SET data = src.data, version = d.version + 1, last_modified = src.last_modified WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified) VALUES (src.id, src.tenant_id, src.data, 1, src.last_modified)
 
+-- documents.insert
+INSERT INTO PUBLIC.pc_doc_order_summary (id, tenant_id, data, version, last_modified) VALUES (CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR) FORMAT JSON, 1, CAST(? AS TIMESTAMP WITH TIME ZONE))
+
+-- documents.insertMany
+INSERT INTO PUBLIC.pc_doc_order_summary (id, tenant_id, data, version, last_modified) SELECT u.id, u.tenant_id, u.data FORMAT JSON, 1, CAST(?1 AS TIMESTAMP WITH TIME ZONE) FROM UNNEST(CAST(?2 AS VARCHAR ARRAY), CAST(?3 AS VARCHAR ARRAY), CAST(?4 AS VARCHAR ARRAY)) AS u(id, tenant_id, data)
+
 -- daemon.highWaterMark
 SELECT MIN(CASE WHEN next_seq > seq_id + 1 THEN seq_id END) AS gap_at, MIN(CASE WHEN next_seq > seq_id + 1 THEN next_seq END) AS after_gap, MAX(seq_id) AS highest FROM (SELECT seq_id, LEAD(seq_id) OVER (ORDER BY seq_id) AS next_seq FROM (SELECT CAST(? AS BIGINT) AS seq_id UNION ALL SELECT seq_id FROM PUBLIC.pc_events WHERE seq_id > ?) AS candidates) AS ordered
 

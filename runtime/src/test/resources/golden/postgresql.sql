@@ -257,6 +257,12 @@ DELETE FROM public.pc_doc_order_summary WHERE tenant_id = ?
 -- documents.upsertMany
 INSERT INTO public.pc_doc_order_summary AS d (id, tenant_id, data, version, last_modified) SELECT u.id, u.tenant_id, CAST(u.data AS jsonb), 1, ? FROM unnest(CAST(? AS varchar[]), CAST(? AS varchar[]), CAST(? AS text[])) AS u(id, tenant_id, data) ON CONFLICT (tenant_id, id) DO UPDATE SET data = EXCLUDED.data, version = d.version + 1, last_modified = EXCLUDED.last_modified
 
+-- documents.insert
+INSERT INTO public.pc_doc_order_summary (id, tenant_id, data, version, last_modified) VALUES (?, ?, ?::jsonb, 1, ?)
+
+-- documents.insertMany
+INSERT INTO public.pc_doc_order_summary (id, tenant_id, data, version, last_modified) SELECT u.id, u.tenant_id, CAST(u.data AS jsonb), 1, ? FROM unnest(CAST(? AS varchar[]), CAST(? AS varchar[]), CAST(? AS text[])) AS u(id, tenant_id, data)
+
 -- daemon.highWaterMark
 SELECT MIN(CASE WHEN next_seq > seq_id + 1 THEN seq_id END) AS gap_at, MIN(CASE WHEN next_seq > seq_id + 1 THEN next_seq END) AS after_gap, MAX(seq_id) AS highest FROM (SELECT seq_id, LEAD(seq_id) OVER (ORDER BY seq_id) AS next_seq FROM (SELECT CAST(? AS BIGINT) AS seq_id UNION ALL SELECT seq_id FROM public.pc_events WHERE seq_id > ?) AS candidates) AS ordered
 

@@ -283,6 +283,9 @@ DELETE FROM dbo.pc_doc_order_summary
 -- documents.deleteTenant
 DELETE FROM dbo.pc_doc_order_summary WHERE tenant_id = ?
 
+-- documents.insert
+INSERT INTO dbo.pc_doc_order_summary (id, tenant_id, data, version, last_modified) VALUES (?, ?, ?, 1, ?)
+
 -- daemon.highWaterMark
 SELECT MIN(CASE WHEN next_seq > seq_id + 1 THEN seq_id END) AS gap_at, MIN(CASE WHEN next_seq > seq_id + 1 THEN next_seq END) AS after_gap, MAX(seq_id) AS highest FROM (SELECT seq_id, LEAD(seq_id) OVER (ORDER BY seq_id) AS next_seq FROM (SELECT CAST(? AS BIGINT) AS seq_id UNION ALL SELECT seq_id FROM dbo.pc_events WITH (READCOMMITTEDLOCK, READPAST) WHERE seq_id > ?) AS candidates) AS ordered
 

@@ -259,7 +259,8 @@ final class PageWriter {
         }
         PageBatch batch = new PageBatch(context, c, new DocumentChanges(), partition.database());
         if (attempt.shadow() != null) {
-            batch.replayingIntoShadows(attempt.shadow().shadowed());
+            // the replay's row is at zero until its first page commits, and the shadows are emptied with it set there
+            batch.replayingIntoShadows(attempt.shadow().shadowed(), page.floor() == 0);
         }
         // a replayed event is out of the shard's order: it reads and writes past the cache, which the restart
         // after it drops; the cache holds the live tables' documents, not a rebuild's shadows

@@ -15,11 +15,16 @@ package dev.ferret.runtime.dialect;
  * @param upsertMany   (last_modified, then ids, tenant ids and data {@link Dialect#bindUpsertMany bound by the
  *                     dialect}): {@link #upsert} of many documents in one statement; empty where the engine runs
  *                     {@code upsert} as a JDBC batch instead
+ * @param insert       (id, tenant_id, data, last_modified): insert only, at version 1, for a document known not to
+ *                     exist (a rebuild's first page into an empty shadow table); a key that exists fails it
+ * @param insertMany   {@link #insert} of many documents in one statement, bound as {@link #upsertMany}; empty where
+ *                     {@link #upsertMany} is
  */
 public record DocumentSql(String upsert, String delete, String load, String loadMany, String selectAll,
-                          String countAll, String deleteAll, String deleteTenant, String upsertMany) {
+                          String countAll, String deleteAll, String deleteTenant, String upsertMany, String insert,
+                          String insertMany) {
 
-    /** Whether {@link #upsertMany} is there to use. */
+    /** Whether {@link #upsertMany} (and {@link #insertMany}) is there to use. */
     public boolean upsertsInOneStatement() {
         return !upsertMany.isEmpty();
     }

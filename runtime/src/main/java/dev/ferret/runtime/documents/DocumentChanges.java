@@ -54,9 +54,21 @@ public final class DocumentChanges {
     /** The tables whose writes go to their shadows instead (a rebuild's replay); empty otherwise. */
     private Set<DocumentMapping<?>> shadowed = Set.of();
 
-    /** From now on, writes of {@code mappings} go to their {@link ShadowTable}s. */
-    public void writeToShadows(Set<DocumentMapping<?>> mappings) {
+    /** The shadowed tables known to be empty when this unit began: their writes insert, with no upsert. */
+    private Set<DocumentMapping<?>> emptyShadows = Set.of();
+
+    /**
+     * From now on, writes of {@code mappings} go to their {@link ShadowTable}s; {@code empty}: the shadows hold no row
+     * yet (a replay's first page), so every document written is new and is inserted rather than upserted.
+     */
+    public void writeToShadows(Set<DocumentMapping<?>> mappings, boolean empty) {
         this.shadowed = Set.copyOf(mappings);
+        this.emptyShadows = empty ? shadowed : Set.of();
+    }
+
+    /** Whether {@code mapping} is written to a shadow that held no row when this unit began. */
+    public boolean writesToEmptyShadow(DocumentMapping<?> mapping) {
+        return emptyShadows.contains(mapping);
     }
 
     /** The statements a write of {@code mapping} uses: its own, or its shadow's during a rebuild's replay. */
@@ -169,6 +181,7 @@ public final class DocumentChanges {
         for (Map.Entry<DocumentMapping<?>, List<Map.Entry<Key, Object>>> group : byMapping.entrySet()) {
             DocumentMapping<?> mapping = group.getKey();
             DocumentSql sql = sqlOf(mapping);
+            boolean insertOnly = emptyShadows.contains(mapping);
             PreparedStatement upsert = null;
             PreparedStatement delete = null;
             List<String> manyIds = new ArrayList<>();
@@ -195,7 +208,7 @@ public final class DocumentChanges {
                         delete.addBatch();
                     } else {
                         if (upsert == null) {
-                            upsert = connection.prepareStatement(sql.upsert());
+                            upsert = connection.prepareStatement(insertOnly ? sql.insert() : sql.upsert());
                         }
                         upsert.setString(1, key.id());
                         upsert.setString(2, key.tenantId());
@@ -211,7 +224,7 @@ public final class DocumentChanges {
                     upsert.executeBatch();
                 }
                 if (!manyIds.isEmpty()) {
-                    upsert = connection.prepareStatement(sql.upsertMany());
+                    upsert = connection.prepareStatement(insertOnly ? sql.insertMany() : sql.upsertMany());
                     for (int from = 0; from < manyIds.size(); from += MAX_ARRAY_PARAMETER) {
                         int to = Math.min(manyIds.size(), from + MAX_ARRAY_PARAMETER);
                         upsert.setObject(1, now);

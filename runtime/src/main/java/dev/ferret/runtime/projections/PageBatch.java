@@ -220,9 +220,10 @@ public final class PageBatch {
     /**
      * Reads and writes {@code mappings} in their shadow tables: the page is a rebuild's replay, which queries do not
      * see until its swap. Every other table (another projection's documents an event projection loads) stays live.
+     * {@code empty}: the shadows hold no row (the replay's first page): documents are not read, all are new.
      */
-    public PageBatch replayingIntoShadows(Set<DocumentMapping<?>> mappings) {
-        changes.writeToShadows(mappings);
+    public PageBatch replayingIntoShadows(Set<DocumentMapping<?>> mappings, boolean empty) {
+        changes.writeToShadows(mappings, empty);
         return this;
     }
 
@@ -292,7 +293,7 @@ public final class PageBatch {
                 unknown.add(id);
             }
         }
-        if (unknown.isEmpty()) {
+        if (unknown.isEmpty() || changes.writesToEmptyShadow(mapping)) {
             return;
         }
         try (PreparedStatement ps = connection.prepareStatement(changes.sqlOf(mapping).loadMany())) {

@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -226,6 +227,51 @@ class ShadowRebuildConformanceTest {
             assertThat(shadowRows(db)).isZero();
             assertThat(progression(db, shard(partitioned) + ShadowReplay.ROW_SUFFIX)).isEqualTo(-1);
             assertThat(progression(db, shard(partitioned))).isEqualTo(15);
+        }
+    }
+
+    /** A statement that writes or reads the shadow table, by its kind; null for any other. */
+    private static String shadowStatementKind(String sql) {
+        String shadow = "pc_doc_count_rebuild";
+        if (!sql.contains(shadow) || isSwapCopy(sql) || sql.startsWith("DELETE")) {
+            return null;
+        }
+        if (sql.contains("ON CONFLICT") || sql.startsWith("MERGE")) {
+            return "upsert";
+        }
+        return sql.startsWith("INSERT INTO") ? "insert" : sql.startsWith("SELECT") ? "read" : sql;
+    }
+
+    @ParameterizedTest(name = "partitioned by tenant: {0}")
+    @ValueSource(booleans = {false, true})
+    void theReplaysFirstPageInsertsIntoTheEmptiedShadowWithoutReadingItAndLaterPagesReadAndUpsert(boolean partitioned)
+            throws Exception {
+        try (TestDatabase db = TestDatabase.create("shadowinsert" + partitioned)) {
+            FlakyDataSource observed = new FlakyDataSource(db.dataSource());
+            List<String> kinds = new CopyOnWriteArrayList<>();
+            observed.observeStatements(sql -> {
+                String kind = shadowStatementKind(sql);
+                if (kind != null) {
+                    kinds.add(kind);
+                }
+            });
+            try (DocumentStore store = Ferret.createStore(options(db, partitioned).dataSource(observed))) {
+                append(store, partitioned, STREAMS, 3);
+                store.waitForNonStaleProjectionData(WAIT);
+                kinds.clear();
+
+                step = 100;
+                store.daemon().rebuild("Count", WAIT);
+
+                assertThat(read(store, partitioned)).containsOnlyKeys(STREAMS).containsValues(300L);
+                // pages of two events: a1 a2 | a3 b1 | b2 b3 | c1 c2 | c3; the first writes "a" into the empty shadow
+                assertThat(kinds).as("statements on the shadow, in order").first().isEqualTo("insert");
+                assertThat(kinds).filteredOn("insert"::equals).hasSize(1);
+                assertThat(kinds).filteredOn("read"::equals).as("every later page reads what the shadow holds")
+                        .hasSize(4);
+                assertThat(kinds).filteredOn("upsert"::equals).hasSize(4);
+                assertThat(kinds).containsOnly("insert", "read", "upsert");
+            }
         }
     }
 

@@ -209,7 +209,14 @@ public final class H2Dialect implements Dialect {
                         + " WHEN MATCHED THEN UPDATE SET data = src.data, version = d.version + 1,"
                         + " last_modified = src.last_modified"
                         + " WHEN NOT MATCHED THEN INSERT (id, tenant_id, data, version, last_modified)"
-                        + " VALUES (src.id, src.tenant_id, src.data, 1, src.last_modified)");
+                        + " VALUES (src.id, src.tenant_id, src.data, 1, src.last_modified)",
+                "INSERT INTO " + table + " (id, tenant_id, data, version, last_modified)"
+                        + " VALUES (CAST(? AS " + TEXT + "), CAST(? AS " + TEXT + "), CAST(? AS VARCHAR) FORMAT JSON, 1,"
+                        + " CAST(? AS TIMESTAMP WITH TIME ZONE))",
+                "INSERT INTO " + table + " (id, tenant_id, data, version, last_modified)"
+                        + " SELECT u.id, u.tenant_id, u.data FORMAT JSON, 1, CAST(?1 AS TIMESTAMP WITH TIME ZONE)"
+                        + " FROM UNNEST(CAST(?2 AS " + TEXT + " ARRAY), CAST(?3 AS " + TEXT + " ARRAY),"
+                        + " CAST(?4 AS VARCHAR ARRAY)) AS u(id, tenant_id, data)");
     }
 
     @Override

@@ -180,7 +180,12 @@ public final class PostgresDialect implements Dialect {
                         + " FROM unnest(CAST(? AS varchar[]), CAST(? AS varchar[]), CAST(? AS text[]))"
                         + " AS u(id, tenant_id, data)"
                         + " ON CONFLICT (tenant_id, id) DO UPDATE"
-                        + " SET data = EXCLUDED.data, version = d.version + 1, last_modified = EXCLUDED.last_modified");
+                        + " SET data = EXCLUDED.data, version = d.version + 1, last_modified = EXCLUDED.last_modified",
+                "INSERT INTO " + table + " (id, tenant_id, data, version, last_modified) VALUES (?, ?, ?::jsonb, 1, ?)",
+                "INSERT INTO " + table + " (id, tenant_id, data, version, last_modified)"
+                        + " SELECT u.id, u.tenant_id, CAST(u.data AS jsonb), 1, ?"
+                        + " FROM unnest(CAST(? AS varchar[]), CAST(? AS varchar[]), CAST(? AS text[]))"
+                        + " AS u(id, tenant_id, data)");
     }
 
     @Override

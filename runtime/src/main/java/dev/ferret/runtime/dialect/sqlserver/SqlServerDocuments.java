@@ -60,6 +60,9 @@ final class SqlServerDocuments {
                 "SELECT COUNT_BIG(*) FROM " + table + " WHERE tenant_id = ?",
                 "DELETE FROM " + table,
                 "DELETE FROM " + table + " WHERE tenant_id = ?",
+                "",
+                // no key-range locks to take, unlike the MERGE: nothing can exist to be matched
+                "INSERT INTO " + table + " (id, tenant_id, data, version, last_modified) VALUES (?, ?, ?, 1, ?)",
                 "");
     }
 
