@@ -305,7 +305,16 @@ final class PageWriter {
         PageBatch batch = applied.batch();
         Map<UUID, Object> outboxWritten = Map.of();
         boolean appendedEvents = false;
-        batch.changes().write(c, context.dialect(), context.serializer(), now);
+        try {
+            batch.changes().write(c, context.dialect(), context.serializer(), now);
+        } catch (SQLException e) {
+            if (batch.changes().insertsIntoEmptyShadows() && context.dialect().isUniqueViolation(e)) {
+                // a row in a shadow emptied at the replay's start: another run of this replay (a node that lost the
+                // lock and has not noticed) committed this page first, and moved the replay's row with it
+                throw new ProgressionConflictException(name, page.floor());
+            }
+            throw e;
+        }
         DeadLetter.insert(c, parts, name, applied.deadLetters(), now);
         if (!silent && !attempt.warmingUp()) {
             // side effects commit with the page or not at all; a rebuild and a gated warm-up write none

@@ -66,6 +66,11 @@ public final class DocumentChanges {
         this.emptyShadows = empty ? shadowed : Set.of();
     }
 
+    /** Whether any write is insert-only: to a shadow that held no row when this unit began. */
+    public boolean insertsIntoEmptyShadows() {
+        return !emptyShadows.isEmpty();
+    }
+
     /** Whether {@code mapping} is written to a shadow that held no row when this unit began. */
     public boolean writesToEmptyShadow(DocumentMapping<?> mapping) {
         return emptyShadows.contains(mapping);

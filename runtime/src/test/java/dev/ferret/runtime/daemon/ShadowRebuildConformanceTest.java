@@ -18,10 +18,17 @@ import dev.ferret.projections.Lifecycle;
 import dev.ferret.projections.Snapshot;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
+import dev.ferret.runtime.dialect.Dialect;
+import dev.ferret.runtime.dialect.TableNames;
+import dev.ferret.runtime.documents.ShadowTable;
+import dev.ferret.runtime.engines.Dialects;
 import dev.ferret.runtime.testing.FlakyDataSource;
 import dev.ferret.runtime.testing.MonotonicReader;
 import dev.ferret.runtime.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -271,6 +278,52 @@ class ShadowRebuildConformanceTest {
                         .hasSize(4);
                 assertThat(kinds).filteredOn("upsert"::equals).hasSize(4);
                 assertThat(kinds).containsOnly("insert", "read", "upsert");
+            }
+        }
+    }
+
+    /**
+     * Another run of the replay, on a node that lost the HotCold lock, commits the replay's first page while this
+     * node's first page is held before its write: this node's insert into the emptied shadow finds the other's row.
+     * That is the same conflict as a moved progression (re-read the replay's row, go on from there), not a failure of
+     * the page that would pause the shard.
+     */
+    @Test
+    void aFirstReplayPageThatFindsRowsInTheEmptiedShadowTreatsThemAsAnotherRunnersCommit() throws Exception {
+        try (TestDatabase db = TestDatabase.create("shadowinsertconflict")) {
+            StoreOptions options = options(db, false);
+            options.daemon().mode(DaemonMode.HOT_COLD).lockAcquireInterval(Duration.ofMillis(100));
+            try (DocumentStore store = Ferret.createStore(options)) {
+                append(store, false, STREAMS, 3);
+                store.waitForNonStaleProjectionData(WAIT);
+
+                step = 100;
+                gate = new CountDownLatch(1);
+                CompletableFuture<Void> rebuild = CompletableFuture.runAsync(
+                        () -> store.daemon().rebuild("Count", WAIT));
+                await().atMost(WAIT).until(() -> store.daemon().status().shards().stream()
+                        .anyMatch(s -> s.state() == ShardState.REBUILDING));
+                // what the other runner's first page (a1, a2) committed: "a" at 200 and the replay's row at 2
+                Dialect dialect = Dialects.of(db.engine());
+                try (Connection c = db.dataSource().getConnection();
+                     PreparedStatement insert = c.prepareStatement(dialect.documentSql(
+                             new TableNames(db.schema(), "pc_"), "count" + ShadowTable.SUFFIX).insert())) {
+                    insert.setString(1, "a");
+                    insert.setString(2, StoreOptions.DEFAULT_TENANT);
+                    insert.setString(3, "{\"id\":\"a\",\"value\":200}");
+                    insert.setObject(4, OffsetDateTime.now());
+                    insert.executeUpdate();
+                }
+                db.execute("UPDATE " + db.table("pc_event_progression") + " SET last_seq_id = 2 WHERE name = '"
+                        + shard(false) + ShadowReplay.ROW_SUFFIX + "'");
+
+                gate.countDown();
+                rebuild.get(60, TimeUnit.SECONDS);
+                assertThat(read(store, false)).containsOnly(Map.entry("a", 300L), Map.entry("b", 300L),
+                        Map.entry("c", 300L));
+                await().atMost(WAIT).until(() -> store.daemon().status().healthy());
+            } finally {
+                gate.countDown();
             }
         }
     }
