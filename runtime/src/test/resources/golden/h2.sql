@@ -343,9 +343,6 @@ INSERT INTO PUBLIC.pc_doc_order_summary (id, tenant_id, data, version, last_modi
 -- documents.shadow.copyTenant
 INSERT INTO PUBLIC.pc_doc_order_summary (id, tenant_id, data, version, last_modified) SELECT id, tenant_id, data, version, last_modified FROM PUBLIC.pc_doc_order_summary_rebuild WHERE tenant_id = ?
 
--- documents.shadow.emptyAll
-TRUNCATE TABLE PUBLIC.pc_doc_order_summary_rebuild
-
 -- documents.jsonText(customer.address.city)
 PUBLIC.pc_json_text(CAST(data AS VARCHAR), 'customer.address.city')
 

@@ -359,9 +359,6 @@ INSERT INTO public.pc_doc_order_summary (id, tenant_id, data, version, last_modi
 -- documents.shadow.copyTenant
 INSERT INTO public.pc_doc_order_summary (id, tenant_id, data, version, last_modified) SELECT id, tenant_id, data, version, last_modified FROM public.pc_doc_order_summary_rebuild WHERE tenant_id = ?
 
--- documents.shadow.emptyAll
-TRUNCATE TABLE public.pc_doc_order_summary_rebuild
-
 -- documents.jsonText(customer.address.city)
 (data #>> '{customer,address,city}')
 

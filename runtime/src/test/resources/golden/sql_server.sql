@@ -376,9 +376,6 @@ INSERT INTO dbo.pc_doc_order_summary (id, tenant_id, data, version, last_modifie
 -- documents.shadow.copyTenant
 INSERT INTO dbo.pc_doc_order_summary (id, tenant_id, data, version, last_modified) SELECT id, tenant_id, data, version, last_modified FROM dbo.pc_doc_order_summary_rebuild WHERE tenant_id = ?
 
--- documents.shadow.emptyAll
-DELETE FROM dbo.pc_doc_order_summary_rebuild
-
 -- documents.jsonText(customer.address.city)
 JSON_VALUE(data, '$."customer"."address"."city"')
 

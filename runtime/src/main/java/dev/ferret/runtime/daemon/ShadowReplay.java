@@ -213,7 +213,7 @@ final class ShadowReplay {
         try {
             transactions.inTransaction(database, c -> {
                 for (DocumentMapping<?> mapping : mappings) {
-                    execute(c, mapping.shadow().sql().deleteTenant(), mapping.shadow().emptyAll());
+                    execute(c, mapping.shadow().sql().deleteTenant(), mapping.shadow().sql().deleteAll());
                 }
                 return null;
             });

@@ -239,14 +239,6 @@ public interface Dialect {
      * How to prove a read replica of this engine has replayed up to a position of its primary; empty where the
      * engine does not report it (reads that asked for non-stale data then go to the primary).
      */
-    /**
-     * Removes every row of {@code table}, in a transaction of its own that nothing else reads the table in: a
-     * {@code DELETE} here; where the engine truncates faster and the caller's rights allow it, a {@code TRUNCATE}.
-     */
-    default String emptyTable(String table) {
-        return "DELETE FROM " + table;
-    }
-
     default Optional<ReplicaSql> replicaSql() {
         return Optional.empty();
     }

@@ -17,9 +17,8 @@ import dev.ferret.runtime.dialect.TableNames;
  * @param table       created with the live table, empty between rebuilds
  * @param copyAll     {@code INSERT INTO live SELECT FROM shadow}: every row
  * @param copyTenant  the same for one tenant's rows (parameter: the tenant)
- * @param emptyAll    every row out, after a whole-table swap committed (see {@link Dialect#emptyTable})
  */
-public record ShadowTable(DocumentSql sql, SchemaObject table, String copyAll, String copyTenant, String emptyAll) {
+public record ShadowTable(DocumentSql sql, SchemaObject table, String copyAll, String copyTenant) {
 
     /** Appended to the live document name: {@code <prefix>doc_<name>_rebuild}. */
     public static final String SUFFIX = "_rebuild";
@@ -31,6 +30,6 @@ public record ShadowTable(DocumentSql sql, SchemaObject table, String copyAll, S
         String copy = "INSERT INTO " + names.document(documentName) + " (" + COLUMNS + ") SELECT " + COLUMNS
                 + " FROM " + names.document(shadowName);
         return new ShadowTable(dialect.documentSql(names, shadowName), dialect.documentTable(names, shadowName),
-                copy, copy + " WHERE tenant_id = ?", dialect.emptyTable(names.document(shadowName)));
+                copy, copy + " WHERE tenant_id = ?");
     }
 }

@@ -177,12 +177,6 @@ public final class H2Dialect implements Dialect {
         return H2Events.statements(t);
     }
 
-    /** A truncate frees the rows at once instead of deleting them one by one (H2 commits before it runs). */
-    @Override
-    public String emptyTable(String table) {
-        return "TRUNCATE TABLE " + table;
-    }
-
     @Override
     public DocumentSql documentSql(TableNames t, String documentName) {
         String table = t.document(documentName);
