@@ -105,7 +105,7 @@ final class ItServer {
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    private static String required(String key) {
+    static String required(String key) {
         String value = System.getProperty(key);
         assertThat(value).as("system property %s (set by the failsafe execution in it/pom.xml)", key).isNotBlank();
         return value;

@@ -102,7 +102,7 @@ class MetricsIT {
                 otel.exporter.otlp.endpoint=http://localhost:%1$d
                 otel.exporter.otlp.metrics.endpoint=http://localhost:%1$d/v1/metrics
                 otel.metric.export.interval=500
-                """.formatted(port, System.getProperty("it.replica.datasource")))
+                """.formatted(port, ItServer.required("it.replica.datasource")))
                 .addPackage(ItResource.class.getPackage());
     }
 

@@ -17,7 +17,8 @@ public final class VersionGate {
 
     static void await() {
         try {
-            if (!OPEN.await(60, TimeUnit.SECONDS)) {
+            // long enough for a slow deploy: the test opens it once the deployment answers, and in its finally
+            if (!OPEN.await(5, TimeUnit.MINUTES)) {
                 throw new IllegalStateException("the test never opened the gate");
             }
         } catch (InterruptedException e) {

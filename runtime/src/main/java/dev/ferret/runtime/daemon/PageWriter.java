@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.LongPredicate;
@@ -259,8 +260,9 @@ final class PageWriter {
         }
         PageBatch batch = new PageBatch(context, c, new DocumentChanges(), partition.database());
         if (attempt.shadow() != null) {
-            // the replay's row is at zero until its first page commits, and the shadows are emptied with it set there
-            batch.replayingIntoShadows(attempt.shadow().shadowed(), page.floor() == 0);
+            // the replay's row is at zero until its first page commits, and the shadows are emptied with it set there;
+            // a document type another projection writes too shares its shadow, which that one's replay may fill
+            batch.replayingIntoShadows(attempt.shadow().shadowed(), page.floor() == 0 && applier.ownsItsDocuments());
         }
         // a replayed event is out of the shard's order: it reads and writes past the cache, which the restart
         // after it drops; the cache holds the live tables' documents, not a rebuild's shadows
@@ -308,9 +310,10 @@ final class PageWriter {
         try {
             batch.changes().write(c, context.dialect(), context.serializer(), now);
         } catch (SQLException e) {
-            if (batch.changes().insertsIntoEmptyShadows() && context.dialect().isUniqueViolation(e)) {
-                // a row in a shadow emptied at the replay's start: another run of this replay (a node that lost the
-                // lock and has not noticed) committed this page first, and moved the replay's row with it
+            if (batch.changes().insertsIntoEmptyShadows() && context.dialect().isUniqueViolation(e)
+                    && rowLeft(attempt.row(name), page.floor())) {
+                // a row in a shadow emptied at the replay's start, and the replay's row moved: another run of this
+                // replay (a node that lost the lock and has not noticed) committed this page first
                 throw new ProgressionConflictException(name, page.floor());
             }
             throw e;
@@ -340,6 +343,17 @@ final class PageWriter {
         }
         return new PageOutcome(attempt, batch, applied.changeSets(), outboxWritten, appendedEvents, page.events(),
                 applied.deadLetters().size());
+    }
+
+    /** Whether progression row {@code row} is gone or no longer at {@code floor}: read on a connection of its own. */
+    private boolean rowLeft(String row, long floor) {
+        try {
+            OptionalLong now = progression.find(dataSource, row);
+            return now.isEmpty() || now.getAsLong() != floor;
+        } catch (SQLException e) {
+            // unknown: the page's own failure stands
+            return false;
+        }
     }
 
     /** Names the store-wide sequence and, for a tenant's shard, the tenant's own number its progression counts. */

@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
 /**
  * What the async daemon reports as it works: counts and durations of its pages, retries and dead letters, and
  * (through {@link #observe}) its state at each collection; and where query sessions read when a database has a read
- * replica. Every method but {@link #replicaRead} is called from the daemon's own threads; none may block; {@link #NONE} records nothing. The metric names are listed in {@link OpenTelemetryMetrics}.
+ * replica. Every method but {@link #replicaRead} is called from the daemon's own threads; none may block;
+ * {@link #NONE} records nothing. The metric names are listed in {@link OpenTelemetryMetrics}.
  */
 public interface DaemonMetrics {
 

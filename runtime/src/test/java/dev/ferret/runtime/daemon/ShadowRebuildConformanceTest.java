@@ -13,7 +13,9 @@ import dev.ferret.StoreOptions;
 import dev.ferret.daemon.DaemonMode;
 import dev.ferret.daemon.DaemonStatus;
 import dev.ferret.daemon.NonStaleTimeoutException;
+import dev.ferret.daemon.ProgressionConflictException;
 import dev.ferret.daemon.ShardState;
+import dev.ferret.daemon.ShardStatus;
 import dev.ferret.projections.Lifecycle;
 import dev.ferret.projections.Snapshot;
 import dev.ferret.runtime.Ferret;
@@ -27,6 +29,7 @@ import dev.ferret.runtime.testing.MonotonicReader;
 import dev.ferret.runtime.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.HashMap;
@@ -289,31 +292,14 @@ class ShadowRebuildConformanceTest {
      * the page that would pause the shard.
      */
     @Test
-    void aFirstReplayPageThatFindsRowsInTheEmptiedShadowTreatsThemAsAnotherRunnersCommit() throws Exception {
+    void aFirstReplayPageThatFindsAnotherRunnersCommittedPageInTheShadowGoesOnFromItsRow() throws Exception {
         try (TestDatabase db = TestDatabase.create("shadowinsertconflict")) {
             StoreOptions options = options(db, false);
             options.daemon().mode(DaemonMode.HOT_COLD).lockAcquireInterval(Duration.ofMillis(100));
             try (DocumentStore store = Ferret.createStore(options)) {
-                append(store, false, STREAMS, 3);
-                store.waitForNonStaleProjectionData(WAIT);
-
-                step = 100;
-                gate = new CountDownLatch(1);
-                CompletableFuture<Void> rebuild = CompletableFuture.runAsync(
-                        () -> store.daemon().rebuild("Count", WAIT));
-                await().atMost(WAIT).until(() -> store.daemon().status().shards().stream()
-                        .anyMatch(s -> s.state() == ShardState.REBUILDING));
+                CompletableFuture<Void> rebuild = rebuildHeldOnItsFirstEvent(store);
                 // what the other runner's first page (a1, a2) committed: "a" at 200 and the replay's row at 2
-                Dialect dialect = Dialects.of(db.engine());
-                try (Connection c = db.dataSource().getConnection();
-                     PreparedStatement insert = c.prepareStatement(dialect.documentSql(
-                             new TableNames(db.schema(), "pc_"), "count" + ShadowTable.SUFFIX).insert())) {
-                    insert.setString(1, "a");
-                    insert.setString(2, StoreOptions.DEFAULT_TENANT);
-                    insert.setString(3, "{\"id\":\"a\",\"value\":200}");
-                    insert.setObject(4, OffsetDateTime.now());
-                    insert.executeUpdate();
-                }
+                insertIntoShadow(db, "a", 200);
                 db.execute("UPDATE " + db.table("pc_event_progression") + " SET last_seq_id = 2 WHERE name = '"
                         + shard(false) + ShadowReplay.ROW_SUFFIX + "'");
 
@@ -325,6 +311,57 @@ class ShadowRebuildConformanceTest {
             } finally {
                 gate.countDown();
             }
+        }
+    }
+
+    /**
+     * A row in the emptied shadow with the replay's row where the page found it is no other runner's page (something
+     * outside Ferret wrote the table): the page fails with the engine's own error, which the paused shard shows.
+     */
+    @Test
+    void aRowInTheEmptiedShadowThatNoRunnerCommittedFailsTheFirstPageWithTheEnginesError() throws Exception {
+        try (TestDatabase db = TestDatabase.create("shadowinsertforeign")) {
+            try (DocumentStore store = Ferret.createStore(options(db, false))) {
+                CompletableFuture<Void> rebuild = rebuildHeldOnItsFirstEvent(store);
+                insertIntoShadow(db, "a", 7);
+
+                gate.countDown();
+                assertThatThrownBy(() -> rebuild.get(60, TimeUnit.SECONDS)).hasMessageContaining("paused");
+                ShardStatus paused = store.daemon().shard(shard(false)).orElseThrow();
+                assertThat(paused.state()).isEqualTo(ShardState.PAUSED);
+                assertThat(paused.error()).isInstanceOf(SQLException.class)
+                        .isNotInstanceOf(ProgressionConflictException.class);
+                assertThat(read(store, false)).as("the live documents are untouched")
+                        .containsOnlyKeys(STREAMS).containsValues(3L);
+            } finally {
+                gate.countDown();
+            }
+        }
+    }
+
+    /** Three ticks on each stream, projected; then a rebuild (counting in hundreds) held on its first event. */
+    private static CompletableFuture<Void> rebuildHeldOnItsFirstEvent(DocumentStore store) {
+        append(store, false, STREAMS, 3);
+        store.waitForNonStaleProjectionData(WAIT);
+        step = 100;
+        gate = new CountDownLatch(1);
+        CompletableFuture<Void> rebuild = CompletableFuture.runAsync(() -> store.daemon().rebuild("Count", WAIT));
+        await().atMost(WAIT).until(() -> store.daemon().status().shards().stream()
+                .anyMatch(s -> s.state() == ShardState.REBUILDING));
+        return rebuild;
+    }
+
+    /** Writes a Count straight into the shadow table, as another writer would have. */
+    private static void insertIntoShadow(TestDatabase db, String id, long value) throws SQLException {
+        Dialect dialect = Dialects.of(db.engine());
+        try (Connection c = db.dataSource().getConnection();
+             PreparedStatement insert = c.prepareStatement(dialect.documentSql(
+                     new TableNames(db.schema(), "pc_"), "count" + ShadowTable.SUFFIX).insert())) {
+            insert.setString(1, id);
+            insert.setString(2, StoreOptions.DEFAULT_TENANT);
+            insert.setString(3, "{\"id\":\"" + id + "\",\"value\":" + value + "}");
+            insert.setObject(4, OffsetDateTime.now());
+            insert.executeUpdate();
         }
     }
 
