@@ -359,6 +359,9 @@ INSERT INTO public.pc_doc_order_summary (id, tenant_id, data, version, last_modi
 -- documents.shadow.copyTenant
 INSERT INTO public.pc_doc_order_summary (id, tenant_id, data, version, last_modified) SELECT id, tenant_id, data, version, last_modified FROM public.pc_doc_order_summary_rebuild WHERE tenant_id = ?
 
+-- daemon.asyncCommit
+SET LOCAL synchronous_commit TO OFF
+
 -- documents.jsonText(customer.address.city)
 (data #>> '{customer,address,city}')
 

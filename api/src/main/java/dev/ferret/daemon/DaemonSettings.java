@@ -85,6 +85,12 @@ public final class DaemonSettings {
                     + " letters, progression; no messages or raised events): a page that fails, conflicts or is"
                     + " cancelled rolls the group back and each page writes alone; off, every page commits in a"
                     + " transaction of its own (measured faster on a local database: see the tenancy guide)");
+    public static final Setting<Boolean> ASYNC_PAGE_COMMITS = declare("asyncPageCommits",
+            "daemon.async-page-commits", Boolean.class, true, Rule.any("true or false"), "on PostgreSQL, a page's"
+                    + " transaction commits without waiting for its WAL to reach the disk (synchronous_commit off for"
+                    + " that transaction only): a server crash may lose the last pages' commits, whole, and the daemon"
+                    + " applies them again from the progression that reached the disk; off, every page waits for the"
+                    + " flush; other engines always wait");
     public static final Setting<Integer> WORKER_THREADS = declare("workerThreads", "daemon.worker-threads",
             Integer.class, 4, Rule.between(1, 1024), "page loops and outbox deliveries running at once on this node"
                     + " (in a container: at most this many of the managed executor's threads)");
@@ -406,6 +412,11 @@ public final class DaemonSettings {
         return set(SHARED_LOAD_MEGABYTES, megabytes);
     }
 
+    /** See {@link #ASYNC_PAGE_COMMITS}; default on. */
+    public DaemonSettings asyncPageCommits(boolean on) {
+        return set(ASYNC_PAGE_COMMITS, on);
+    }
+
     /** See {@link #SHARED_TRANSACTIONS}; default off. */
     public DaemonSettings sharedTransactions(boolean on) {
         return set(SHARED_TRANSACTIONS, on);
@@ -537,6 +548,10 @@ public final class DaemonSettings {
 
     public boolean isSharedTransactions() {
         return get(SHARED_TRANSACTIONS);
+    }
+
+    public boolean isAsyncPageCommits() {
+        return get(ASYNC_PAGE_COMMITS);
     }
 
     public boolean isCommitSignals() {

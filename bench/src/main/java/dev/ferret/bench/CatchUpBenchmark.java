@@ -64,7 +64,7 @@ import java.util.function.Consumer;
  * i goes to stream i mod streams, so a daemon page touches many documents | grouped: each stream's events are
  * consecutive), {@code polling} (daemon polling interval ms, 100), {@code batch} (daemon batch size, 500),
  * {@code growth} (daemon maxBatchGrowth, 10; 1 keeps every page at {@code batch}), {@code rebuildGrowth} (daemon
- * rebuildBatchGrowth, 100),
+ * rebuildBatchGrowth, 100), {@code asyncCommits} (daemon asyncPageCommits, true),
  * {@code rate} (trickle appends/s, 20), {@code seconds} (trickle duration, 15), {@code pollMs} (visibility poll
  * interval, 2), {@code ceilingRuns} (5), {@code rebuildRuns} (3: rebuilds timed after the catch-up, the JIT warm),
  * {@code keep} (true keeps the schema).
@@ -84,6 +84,7 @@ public final class CatchUpBenchmark {
     private final int batch;
     private final int growth;
     private final int rebuildGrowth;
+    private final boolean asyncCommits;
     private final int cache;
     private final int rate;
     private final int seconds;
@@ -110,6 +111,7 @@ public final class CatchUpBenchmark {
         this.batch = Integer.parseInt(arg("batch", "500"));
         this.growth = Integer.parseInt(arg("growth", "10"));
         this.rebuildGrowth = Integer.parseInt(arg("rebuildGrowth", "100"));
+        this.asyncCommits = Boolean.parseBoolean(arg("asyncCommits", "true"));
         this.cache = Integer.parseInt(arg("cache", "1000"));
         this.rate = Integer.parseInt(arg("rate", "20"));
         this.seconds = Integer.parseInt(arg("seconds", "15"));
@@ -168,6 +170,7 @@ public final class CatchUpBenchmark {
                 o.projections().asyncListeners().add(listener);
             }
             o.daemon().mode(mode).pollingInterval(polling).batchSize(batch).maxBatchGrowth(growth).rebuildBatchGrowth(rebuildGrowth)
+                    .asyncPageCommits(asyncCommits)
                     .documentCacheSize(cache).commitSignals(commitSignals);
         };
         return Ferret.createStore(configure);

@@ -41,7 +41,7 @@ import java.util.function.BiFunction;
  * the others are created beside it, {@code <name>_scale_<i>}, and dropped after), {@code tenants} (2100),
  * {@code databases} (16), {@code projections} (22, at most 22), {@code burst} (5), {@code polling} in ms (100),
  * {@code workers} (8), {@code pool} connections per database (4), {@code sharedLoads} (16 MiB; 0 off),
- * {@code sharedTransactions} (false), {@code statusCalls} (50), {@code sample} tenants
+ * {@code sharedTransactions} (false), {@code asyncCommits} (daemon asyncPageCommits, true), {@code statusCalls} (50), {@code sample} tenants
  * checked after the burst (50), {@code idleSeconds} measured idle (10).
  */
 public final class ScaleBenchmark {
@@ -107,6 +107,7 @@ public final class ScaleBenchmark {
     private final int sharedLoadMegabytes;
     /** {@code sharedTransactions}: whether ready pages of a database commit together. */
     private final boolean sharedTransactions;
+    private final boolean asyncCommits;
     private final int statusCalls;
     private final int sample;
     private final int idleSeconds;
@@ -125,6 +126,7 @@ public final class ScaleBenchmark {
         this.pool = Integer.parseInt(args.getOrDefault("pool", "4"));
         this.sharedLoadMegabytes = Integer.parseInt(args.getOrDefault("sharedLoads", "16"));
         this.sharedTransactions = Boolean.parseBoolean(args.getOrDefault("sharedTransactions", "false"));
+        this.asyncCommits = Boolean.parseBoolean(args.getOrDefault("asyncCommits", "true"));
         this.statusCalls = Integer.parseInt(args.getOrDefault("statusCalls", "50"));
         this.sample = Integer.parseInt(args.getOrDefault("sample", "50"));
         this.idleSeconds = Integer.parseInt(args.getOrDefault("idleSeconds", "10"));
@@ -216,7 +218,8 @@ public final class ScaleBenchmark {
                     Lifecycle.ASYNC);
         }
         options.daemon().mode(mode).pollingInterval(polling).workerThreads(workers)
-                .sharedLoadMegabytes(sharedLoadMegabytes).sharedTransactions(sharedTransactions);
+                .sharedLoadMegabytes(sharedLoadMegabytes).sharedTransactions(sharedTransactions)
+                .asyncPageCommits(asyncCommits);
         return Ferret.createStore(options);
     }
 
@@ -356,7 +359,8 @@ public final class ScaleBenchmark {
         System.out.println("| Shape | " + tenants + " tenants, " + databases + " databases, " + projections
                 + " projections, SOLO, " + workers + " workers, polling " + polling.toMillis() + " ms, " + pool
                 + " connections per database, shared loads " + (sharedLoadMegabytes == 0 ? "off" : sharedLoadMegabytes
-                + " MiB") + ", shared transactions " + (sharedTransactions ? "on" : "off") + " |");
+                + " MiB") + ", shared transactions " + (sharedTransactions ? "on" : "off")
+                + ", async page commits " + (asyncCommits ? "on" : "off") + " |");
         results.forEach((k, v) -> System.out.println("| " + k + " | " + v + " |"));
         System.out.println();
     }

@@ -12,6 +12,7 @@ import dev.ferret.runtime.projections.PageBatch;
 import dev.ferret.runtime.projections.ShardDocumentCache;
 import dev.ferret.runtime.projections.ProjectionApplier;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -77,6 +78,8 @@ final class PageWriter {
     private final ShardOutbox outbox;
     private final PageListeners listeners;
     private final boolean skipApplyErrors;
+    /** Run first in each page's transaction; empty when page commits wait for durability. */
+    private final String asyncCommit;
     /** Where pages without side effects commit together with other shards' of the database. */
     private final SharedWrites shared;
     /** The database's bound on concurrent page writes, held while a connection of this shard's is in use. */
@@ -96,6 +99,7 @@ final class PageWriter {
         this.outbox = outbox;
         this.listeners = listeners;
         this.skipApplyErrors = parts.settings().isSkipApplyErrors();
+        this.asyncCommit = parts.settings().isAsyncPageCommits() ? context.dialect().asyncCommit() : "";
         this.shared = parts.writes();
         this.limits = parts.limits();
         int cacheSize = parts.settings().getDocumentCacheSize();
@@ -307,6 +311,11 @@ final class PageWriter {
         PageBatch batch = applied.batch();
         Map<UUID, Object> outboxWritten = Map.of();
         boolean appendedEvents = false;
+        if (!asyncCommit.isEmpty()) {
+            try (PreparedStatement statement = c.prepareStatement(asyncCommit)) {
+                statement.execute();
+            }
+        }
         try {
             batch.changes().write(c, context.dialect(), context.serializer(), now);
         } catch (SQLException e) {

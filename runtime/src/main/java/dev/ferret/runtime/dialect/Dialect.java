@@ -239,6 +239,14 @@ public interface Dialect {
      * How to prove a read replica of this engine has replayed up to a position of its primary; empty where the
      * engine does not report it (reads that asked for non-stale data then go to the primary).
      */
+    /**
+     * Run first in a daemon page's transaction when {@code asyncPageCommits} is on: lets its commit return before the
+     * engine made it durable, for that transaction only; empty where the engine offers no such commit.
+     */
+    default String asyncCommit() {
+        return "";
+    }
+
     default Optional<ReplicaSql> replicaSql() {
         return Optional.empty();
     }

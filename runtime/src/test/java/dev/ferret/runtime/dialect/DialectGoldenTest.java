@@ -63,6 +63,7 @@ class DialectGoldenTest {
         dialect.replicaSql().ifPresent(replica -> addRecord(statements, "replica.", replica));
         statements.put("documents.shadow.copyAll", shadow.copyAll());
         statements.put("documents.shadow.copyTenant", shadow.copyTenant());
+        statements.put("daemon.asyncCommit", dialect.asyncCommit());
         statements.put("documents.jsonText(customer.address.city)",
                 dialect.jsonText(names, List.of("customer", "address", "city")));
         statements.put("documents.jsonNumber(total)", dialect.jsonNumber(names, List.of("total")));

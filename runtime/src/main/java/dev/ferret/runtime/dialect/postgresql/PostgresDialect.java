@@ -152,6 +152,15 @@ public final class PostgresDialect implements Dialect {
         return PostgresEvents.statements(t);
     }
 
+    /**
+     * A lost commit is lost whole, and WAL order keeps what follows it consistent: a later commit that reached the
+     * disk, of any session, carries every earlier one with it.
+     */
+    @Override
+    public String asyncCommit() {
+        return "SET LOCAL synchronous_commit TO OFF";
+    }
+
     @Override
     public DocumentSql documentSql(TableNames t, String documentName) {
         String table = t.document(documentName);
