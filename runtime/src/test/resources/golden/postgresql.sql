@@ -348,7 +348,7 @@ SELECT projection, COUNT(*) FROM public.pc_dead_letters GROUP BY projection
 DELETE FROM public.pc_dead_letters WHERE projection = ? AND id = ?
 
 -- replica.primaryPosition
-SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint
+SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint
 
 -- replica.replayedPosition
 SELECT pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0')::bigint

@@ -327,8 +327,10 @@ public final class PostgresDialect implements Dialect {
 
     @Override
     public Optional<ReplicaSql> replicaSql() {
-        // byte offsets from the log's origin: numbers the runtime compares and keeps without asking the server again
-        return Optional.of(new ReplicaSql("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint",
+        // byte offsets from the log's origin: numbers the runtime compares and keeps without asking the server again.
+        // The insert position, not the write position: a page committed without waiting for the flush
+        // (asyncPageCommits) may have its commit record still in the WAL buffers, past the write position
+        return Optional.of(new ReplicaSql("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint",
                 "SELECT pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0')::bigint"));
     }
 
