@@ -30,6 +30,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -81,6 +82,10 @@ final class StoreAssembly {
             async.add(ProjectionApplier.of(subscription, context));
         }
         markSharedDocumentTypes(inline, async);
+        for (ProjectionApplier applier : concat(inline, async)) {
+            new LinkedHashSet<>(applier.documentMappings(context)).forEach(mapping -> mapping.addWriter(
+                    applier.version() > 1 ? applier.name() + " version " + applier.version() : applier.name()));
+        }
         // the daemon's threads read this copy; the caller's settings are sealed against changes from here on
         DaemonSettings settings = options.daemon().sealForStart();
         DaemonSessions sessions = new DaemonSessions();
@@ -147,11 +152,16 @@ final class StoreAssembly {
     }
 
     /** Reads the server settings the engine needs checked, on every database. */
+    private static List<ProjectionApplier> concat(List<ProjectionApplier> inline, List<ProjectionApplier> async) {
+        List<ProjectionApplier> all = new ArrayList<>(inline);
+        all.addAll(async);
+        return all;
+    }
+
     /** A document type two registrations write has no single writer: no shard may keep it between its pages. */
     private static void markSharedDocumentTypes(List<ProjectionApplier> inline, List<ProjectionApplier> async) {
         Map<Class<?>, Integer> writers = new HashMap<>();
-        List<ProjectionApplier> all = new ArrayList<>(inline);
-        all.addAll(async);
+        List<ProjectionApplier> all = concat(inline, async);
         all.forEach(applier -> applier.documentTypes().forEach(type -> writers.merge(type, 1, Integer::sum)));
         for (ProjectionApplier applier : all) {
             if (applier.documentTypes().stream().anyMatch(type -> writers.get(type) > 1)) {

@@ -8,6 +8,7 @@ import dev.ferret.daemon.RebuildProgress;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.runtime.context.StoreContext;
 import dev.ferret.runtime.context.TimeSource;
+import dev.ferret.runtime.documents.DocumentMapping;
 import dev.ferret.runtime.progression.ProgressionRows;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -81,11 +82,27 @@ final class Rebuild {
     }
 
     /**
+     * Refuses a rebuild whose swap would replace documents another projection wrote: the swap replaces every row of
+     * the tables the projection writes (a tenant's, for a tenant's shard) with the replay's, which holds none of theirs.
+     */
+    private void requireSoleWriter(ShardAgent agent) {
+        for (DocumentMapping<?> mapping : agent.applier().documentMappings(context)) {
+            if (mapping.writers().size() > 1) {
+                throw new IllegalStateException("rebuild of " + agent.name() + " refused: its documents' table "
+                        + mapping.table().name() + " is written by " + String.join(", ", mapping.writers())
+                        + ", and the rebuild's swap would replace the other projections' documents there with none;"
+                        + " give each projection document types of its own to rebuild it");
+            }
+        }
+    }
+
+    /**
      * Stops the agents, empties their shadows, replays each behind its live tables up to its mark, and returns when
      * every replay was swapped in; continuous processing then resumes.
      */
     private void rebuild(List<ShardAgent> agents, String label, Duration timeout, Consumer<RebuildProgress> progress) {
         agents.forEach(agent -> operations.requireHeldHere(agent, "rebuild"));
+        agents.forEach(this::requireSoleWriter);
         long started = time.nanoTime();
         long deadline = ShardAgent.deadlineAfter(settings.getStopAndDrainTimeout(), time);
         agents.forEach(ShardAgent::requestStop);

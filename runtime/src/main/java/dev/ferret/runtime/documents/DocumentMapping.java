@@ -57,6 +57,8 @@ public final class DocumentMapping<T> {
     private final List<IndexedValues> limitedIndexes = new ArrayList<>();
     /** Where a rebuild of the projection writing this table replays; null for documents no projection writes. */
     private ShadowTable shadow;
+    /** Set at assembly ({@link #addWriter}), read-only from the first shard's start. */
+    private volatile List<String> writers = List.of();
 
     private DocumentMapping(Class<T> type, String name, Function<T, ?> idReader, DocumentSql sql,
                             SchemaObject table) {
@@ -189,6 +191,21 @@ public final class DocumentMapping<T> {
     /** Gives this table a shadow for rebuilds; called by {@link DocumentMappings} at startup, before any use. */
     void addShadow(Dialect dialect, TableNames names) {
         shadow = ShadowTable.of(name, dialect, names);
+    }
+
+    /**
+     * Records that projection {@code writer} (its name and version) writes this table; called at assembly, before
+     * any shard runs, and never after.
+     */
+    public void addWriter(String writer) {
+        List<String> more = new ArrayList<>(writers);
+        more.add(writer);
+        writers = List.copyOf(more);
+    }
+
+    /** The projections, inline or async, that write this table, one entry per registration. */
+    public List<String> writers() {
+        return writers;
     }
 
     /** The table a rebuild replays into, or null when no projection writes this one. */

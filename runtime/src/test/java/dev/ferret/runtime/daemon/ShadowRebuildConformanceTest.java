@@ -339,6 +339,31 @@ class ShadowRebuildConformanceTest {
         }
     }
 
+    /**
+     * A rebuild's swap replaces every row of the tables its projection writes; where another projection (here an
+     * inline one) writes the same table, that would replace the other's documents with none of them: refused,
+     * naming the table and both writers, and nothing is touched.
+     */
+    @Test
+    void aRebuildOfAProjectionWhoseTableAnotherProjectionWritesIsRefusedNamingBoth() {
+        try (TestDatabase db = TestDatabase.create("shadowsharedtable")) {
+            StoreOptions options = options(db, false);
+            options.projections().add(Snapshot.of("Inline", Count.class)
+                    .create(DaemonFixtures.Hold.class, (id, e) -> new Count(id, -1)), Lifecycle.INLINE);
+            try (DocumentStore store = Ferret.createStore(options)) {
+                append(store, false, STREAMS, 2);
+                store.waitForNonStaleProjectionData(WAIT);
+
+                assertThatThrownBy(() -> store.daemon().rebuild("Count", WAIT))
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("rebuild of Count:All refused")
+                        .hasMessageContaining("pc_doc_count").hasMessageContaining("Inline, Count");
+                assertThat(read(store, false)).containsOnlyKeys(STREAMS).containsValues(2L);
+                assertThat(store.daemon().shard(shard(false)).orElseThrow().state()).isEqualTo(ShardState.RUNNING);
+            }
+        }
+    }
+
     /** Three ticks on each stream, projected; then a rebuild (counting in hundreds) held on its first event. */
     private static CompletableFuture<Void> rebuildHeldOnItsFirstEvent(DocumentStore store) {
         append(store, false, STREAMS, 3);
