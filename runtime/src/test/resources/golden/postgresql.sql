@@ -263,6 +263,9 @@ INSERT INTO public.pc_doc_order_summary (id, tenant_id, data, version, last_modi
 -- documents.insertMany
 INSERT INTO public.pc_doc_order_summary (id, tenant_id, data, version, last_modified) SELECT u.id, u.tenant_id, CAST(u.data AS jsonb), 1, ? FROM unnest(CAST(? AS varchar[]), CAST(? AS varchar[]), CAST(? AS text[])) AS u(id, tenant_id, data)
 
+-- documents.copyIn
+COPY public.pc_doc_order_summary (id, tenant_id, data, version, last_modified) FROM STDIN
+
 -- daemon.highWaterMark
 SELECT MIN(CASE WHEN next_seq > seq_id + 1 THEN seq_id END) AS gap_at, MIN(CASE WHEN next_seq > seq_id + 1 THEN next_seq END) AS after_gap, MAX(seq_id) AS highest FROM (SELECT seq_id, LEAD(seq_id) OVER (ORDER BY seq_id) AS next_seq FROM (SELECT CAST(? AS BIGINT) AS seq_id UNION ALL SELECT seq_id FROM public.pc_events WHERE seq_id > ?) AS candidates) AS ordered
 

@@ -270,6 +270,9 @@ final class PageWriter {
         }
         // a replayed event is out of the shard's order: it reads and writes past the cache, which the restart
         // after it drops; the cache holds the live tables' documents, not a rebuild's shadows
+        if (applier.ownsItsDocuments()) {
+            batch.insertingWhatIsMissing();
+        }
         if (snapshots != null && !replaying && attempt.shadow() == null) {
             snapshots.beginPage(page.floor());
             batch.readingThrough(snapshots);
@@ -319,10 +322,11 @@ final class PageWriter {
         try {
             batch.changes().write(c, context.dialect(), context.serializer(), now);
         } catch (SQLException e) {
-            if (batch.changes().insertsIntoEmptyShadows() && context.dialect().isUniqueViolation(e)
-                    && rowLeft(attempt.row(name), page.floor())) {
-                // a row in a shadow emptied at the replay's start, and the replay's row moved: another run of this
-                // replay (a node that lost the lock and has not noticed) committed this page first
+            if (batch.changes().insertsNewDocuments() && context.dialect().isUniqueViolation(e)
+                    && rowLeft(attempt.row(name), page.floor(), page.floor() > 0 || attempt.shadow() != null)) {
+                // a document this page found missing (or a row in a shadow emptied at the replay's start) is there,
+                // and the shard's row moved: another run of this shard (a node that lost the lock and has not
+                // noticed) committed this page first
                 throw new ProgressionConflictException(name, page.floor());
             }
             throw e;
@@ -354,11 +358,15 @@ final class PageWriter {
                 applied.deadLetters().size());
     }
 
-    /** Whether progression row {@code row} is gone or no longer at {@code floor}: read on a connection of its own. */
-    private boolean rowLeft(String row, long floor) {
+    /**
+     * Whether progression row {@code row} is no longer at {@code floor}, or gone where it {@code existed} when the
+     * page began (a live shard's first page may have none yet; a replay's row is there from zero): read on a
+     * connection of its own.
+     */
+    private boolean rowLeft(String row, long floor, boolean existed) {
         try {
             OptionalLong now = progression.find(dataSource, row);
-            return now.isEmpty() || now.getAsLong() != floor;
+            return now.isEmpty() ? existed : now.getAsLong() != floor;
         } catch (SQLException e) {
             // unknown: the page's own failure stands
             return false;

@@ -236,10 +236,6 @@ public interface Dialect {
     }
 
     /**
-     * How to prove a read replica of this engine has replayed up to a position of its primary; empty where the
-     * engine does not report it (reads that asked for non-stale data then go to the primary).
-     */
-    /**
      * Run first in a daemon page's transaction when {@code asyncPageCommits} is on: lets its commit return before the
      * engine made it durable, for that transaction only; empty where the engine offers no such commit.
      */
@@ -247,6 +243,18 @@ public interface Dialect {
         return "";
     }
 
+    /**
+     * The engine's bulk load for documents known to be new ({@link DocumentSql#copyIn}); empty where inserts stay
+     * statements.
+     */
+    default Optional<BulkCopy> bulkCopy() {
+        return Optional.empty();
+    }
+
+    /**
+     * How to prove a read replica of this engine has replayed up to a position of its primary; empty where the
+     * engine does not report it (reads that asked for non-stale data then go to the primary).
+     */
     default Optional<ReplicaSql> replicaSql() {
         return Optional.empty();
     }

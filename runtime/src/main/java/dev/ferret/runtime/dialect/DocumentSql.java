@@ -19,13 +19,20 @@ package dev.ferret.runtime.dialect;
  *                     exist (a rebuild's first page into an empty shadow table); a key that exists fails it
  * @param insertMany   {@link #insert} of many documents in one statement, bound as {@link #upsertMany}; empty where
  *                     {@link #upsertMany} is
+ * @param copyIn       the engine's bulk load of new documents ({@link Dialect#bulkCopy}), rows of (id, tenant_id,
+ *                     data, version, last_modified); empty where the engine has none
  */
 public record DocumentSql(String upsert, String delete, String load, String loadMany, String selectAll,
                           String countAll, String deleteAll, String deleteTenant, String upsertMany, String insert,
-                          String insertMany) {
+                          String insertMany, String copyIn) {
 
     /** Whether {@link #upsertMany} (and {@link #insertMany}) is there to use. */
     public boolean upsertsInOneStatement() {
         return !upsertMany.isEmpty();
+    }
+
+    /** Whether {@link #copyIn} is there to use (with a connection the dialect's {@link BulkCopy} supports). */
+    public boolean copies() {
+        return !copyIn.isEmpty();
     }
 }

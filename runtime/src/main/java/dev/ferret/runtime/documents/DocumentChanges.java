@@ -8,6 +8,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,6 +57,8 @@ public final class DocumentChanges {
 
     /** The shadowed tables known to be empty when this unit began: their writes insert, with no upsert. */
     private Set<DocumentMapping<?>> emptyShadows = Set.of();
+    /** Documents the unit found missing and that nothing else writes ({@link #markNew}): stored by inserting. */
+    private final Set<Key> newKeys = new HashSet<>();
 
     /**
      * From now on, writes of {@code mappings} go to their {@link ShadowTable}s; {@code empty}: the shadows hold no row
@@ -66,9 +69,21 @@ public final class DocumentChanges {
         this.emptyShadows = empty ? shadowed : Set.of();
     }
 
-    /** Whether any write is insert-only: to a shadow that held no row when this unit began. */
-    public boolean insertsIntoEmptyShadows() {
-        return !emptyShadows.isEmpty();
+    /**
+     * {@code key} was read and found missing by a unit of work that is its table's only writer (a snapshot shard):
+     * a store of it inserts rather than upserts, so an engine's bulk load can take it. Were it there after all,
+     * something else wrote the table, and the insert fails rather than overwrite that row.
+     */
+    public void markNew(Key key) {
+        newKeys.add(key);
+    }
+
+    /**
+     * Whether any write is insert-only: to a shadow that held no row when this unit began, or of a document found
+     * missing ({@link #markNew}).
+     */
+    public boolean insertsNewDocuments() {
+        return !emptyShadows.isEmpty() || !newKeys.isEmpty();
     }
 
     /** Whether {@code mapping} is written to a shadow that held no row when this unit began. */
@@ -171,6 +186,7 @@ public final class DocumentChanges {
     public void clear() {
         changes.clear();
         written.clear();
+        newKeys.clear();
         made = 0;
         endUndo();
     }
@@ -186,67 +202,32 @@ public final class DocumentChanges {
         for (Map.Entry<DocumentMapping<?>, List<Map.Entry<Key, Object>>> group : byMapping.entrySet()) {
             DocumentMapping<?> mapping = group.getKey();
             DocumentSql sql = sqlOf(mapping);
-            boolean insertOnly = emptyShadows.contains(mapping);
-            PreparedStatement upsert = null;
-            PreparedStatement delete = null;
-            List<String> manyIds = new ArrayList<>();
-            List<String> manyTenants = new ArrayList<>();
-            List<String> manyJson = new ArrayList<>();
-            boolean inOneStatement = sql.upsertsInOneStatement();
-            try {
-                for (Map.Entry<Key, Object> change : group.getValue()) {
-                    Key key = change.getKey();
-                    if (change.getValue() != DELETED && inOneStatement) {
-                        String json = serializer.toJson(change.getValue());
-                        mapping.checkIndexedValues(key.tenantId(), key.id(), json);
-                        written.put(key, json);
-                        manyIds.add(key.id());
-                        manyTenants.add(key.tenantId());
-                        manyJson.add(json);
-                    } else if (change.getValue() == DELETED) {
-                        written.put(key, null);
-                        if (delete == null) {
-                            delete = connection.prepareStatement(sql.delete());
-                        }
+            boolean allNew = emptyShadows.contains(mapping);
+            DocumentRows upserts = new DocumentRows();
+            DocumentRows inserts = new DocumentRows();
+            List<Key> deletes = new ArrayList<>();
+            for (Map.Entry<Key, Object> change : group.getValue()) {
+                Key key = change.getKey();
+                if (change.getValue() == DELETED) {
+                    written.put(key, null);
+                    deletes.add(key);
+                    continue;
+                }
+                String json = serializer.toJson(change.getValue());
+                mapping.checkIndexedValues(key.tenantId(), key.id(), json);
+                written.put(key, json);
+                (allNew || newKeys.contains(key) ? inserts : upserts).add(key, json);
+            }
+            upserts.write(connection, dialect, sql, now, false);
+            inserts.write(connection, dialect, sql, now, true);
+            if (!deletes.isEmpty()) {
+                try (PreparedStatement delete = connection.prepareStatement(sql.delete())) {
+                    for (Key key : deletes) {
                         delete.setString(1, key.tenantId());
                         delete.setString(2, key.id());
                         delete.addBatch();
-                    } else {
-                        if (upsert == null) {
-                            upsert = connection.prepareStatement(insertOnly ? sql.insert() : sql.upsert());
-                        }
-                        upsert.setString(1, key.id());
-                        upsert.setString(2, key.tenantId());
-                        String json = serializer.toJson(change.getValue());
-                        mapping.checkIndexedValues(key.tenantId(), key.id(), json);
-                        written.put(key, json);
-                        upsert.setString(3, json);
-                        upsert.setObject(4, now);
-                        upsert.addBatch();
                     }
-                }
-                if (upsert != null) {
-                    upsert.executeBatch();
-                }
-                if (!manyIds.isEmpty()) {
-                    upsert = connection.prepareStatement(insertOnly ? sql.insertMany() : sql.upsertMany());
-                    for (int from = 0; from < manyIds.size(); from += MAX_ARRAY_PARAMETER) {
-                        int to = Math.min(manyIds.size(), from + MAX_ARRAY_PARAMETER);
-                        upsert.setObject(1, now);
-                        dialect.bindUpsertMany(connection, upsert, manyIds.subList(from, to),
-                                manyTenants.subList(from, to), manyJson.subList(from, to));
-                        upsert.executeUpdate();
-                    }
-                }
-                if (delete != null) {
                     delete.executeBatch();
-                }
-            } finally {
-                if (upsert != null) {
-                    upsert.close();
-                }
-                if (delete != null) {
-                    delete.close();
                 }
             }
         }

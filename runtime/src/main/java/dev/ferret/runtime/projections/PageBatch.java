@@ -61,6 +61,8 @@ public final class PageBatch {
     private final boolean startedEmpty;
     /** Snapshots the shard committed in its previous pages, or null when the page reads everything back. */
     private ShardDocumentCache cache;
+    /** Set by {@link #insertingWhatIsMissing}. */
+    private boolean insertsMissing;
     /** While set, {@link #restart} is left to the composite applying the page: it would drop other members' work. */
     private boolean restartsLeftToComposite;
 
@@ -228,6 +230,15 @@ public final class PageBatch {
     }
 
     /**
+     * The page's shard is the only writer of its documents (a snapshot): a document it reads and finds missing is
+     * stored by inserting ({@link DocumentChanges#markNew}), where no other projection writes its table.
+     */
+    public PageBatch insertingWhatIsMissing() {
+        this.insertsMissing = true;
+        return this;
+    }
+
+    /**
      * Reads committed snapshots from {@code cache} before the database, for a shard that is their only writer. The
      * caller has begun the page on it ({@link ShardDocumentCache#beginPage}).
      */
@@ -285,8 +296,12 @@ public final class PageBatch {
                 // one lookup: the store's cache may drop the entry between two
                 String cached = cache == null ? null : cache.lookup(key);
                 if (cached != null) {
-                    committed.put(key, ShardDocumentCache.isAbsent(cached) ? null
-                            : context.serializer().fromJson(cached, mapping.type()));
+                    if (ShardDocumentCache.isAbsent(cached)) {
+                        committed.put(key, null);
+                        foundMissing(key);
+                    } else {
+                        committed.put(key, context.serializer().fromJson(cached, mapping.type()));
+                    }
                     continue;
                 }
                 committed.put(key, null);
@@ -308,6 +323,20 @@ public final class PageBatch {
                     }
                 }
             }
+        }
+        if (insertsMissing) {
+            for (String id : unknown) {
+                Key key = new Key(mapping, tenantId, id);
+                if (committed.get(key) == null) {
+                    foundMissing(key);
+                }
+            }
+        }
+    }
+
+    private void foundMissing(Key key) {
+        if (insertsMissing && key.mapping().writers().size() <= 1) {
+            changes.markNew(key);
         }
     }
 

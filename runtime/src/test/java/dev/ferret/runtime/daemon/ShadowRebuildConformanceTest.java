@@ -249,12 +249,14 @@ class ShadowRebuildConformanceTest {
         if (sql.contains("ON CONFLICT") || sql.startsWith("MERGE")) {
             return "upsert";
         }
-        return sql.startsWith("INSERT INTO") ? "insert" : sql.startsWith("SELECT") ? "read" : sql;
+        return sql.startsWith("INSERT INTO") || sql.startsWith("COPY") ? "insert"
+                : sql.startsWith("SELECT") ? "read" : sql;
     }
 
     @ParameterizedTest(name = "partitioned by tenant: {0}")
     @ValueSource(booleans = {false, true})
-    void theReplaysFirstPageInsertsIntoTheEmptiedShadowWithoutReadingItAndLaterPagesReadAndUpsert(boolean partitioned)
+    void theReplaysFirstPageInsertsIntoTheEmptiedShadowWithoutReadingItAndLaterPagesReadThenInsertWhatIsMissing(
+            boolean partitioned)
             throws Exception {
         try (TestDatabase db = TestDatabase.create("shadowinsert" + partitioned)) {
             FlakyDataSource observed = new FlakyDataSource(db.dataSource());
@@ -275,11 +277,13 @@ class ShadowRebuildConformanceTest {
 
                 assertThat(read(store, partitioned)).containsOnlyKeys(STREAMS).containsValues(300L);
                 // pages of two events: a1 a2 | a3 b1 | b2 b3 | c1 c2 | c3; the first writes "a" into the empty shadow
+                // unread, later pages read what the shadow holds and insert what they found missing ("b" in the
+                // second, "c" in the fourth) and upsert the rest
                 assertThat(kinds).as("statements on the shadow, in order").first().isEqualTo("insert");
-                assertThat(kinds).filteredOn("insert"::equals).hasSize(1);
                 assertThat(kinds).filteredOn("read"::equals).as("every later page reads what the shadow holds")
                         .hasSize(4);
-                assertThat(kinds).filteredOn("upsert"::equals).hasSize(4);
+                assertThat(kinds).filteredOn("insert"::equals).hasSize(3);
+                assertThat(kinds).filteredOn("upsert"::equals).hasSize(3);
                 assertThat(kinds).containsOnly("insert", "read", "upsert");
             }
         }

@@ -35,7 +35,7 @@ public final class FlakyDataSource implements DataSource {
         this.delegate = delegate;
     }
 
-    /** Sees the text of every statement prepared on a connection of this data source. */
+    /** Sees the text of every statement prepared (or, on PostgreSQL, copy run) on a connection of this source. */
     public void observeStatements(Consumer<String> observer) {
         this.statements = observer;
     }
@@ -109,6 +109,9 @@ public final class FlakyDataSource implements DataSource {
                         if (failing.test(sql)) {
                             throw new SQLException("test fault: the statement violates a constraint", "23000");
                         }
+                    }
+                    if (method.getName().equals("unwrap") && ObservedCopies.isDriverConnection(args)) {
+                        return ObservedCopies.unwrap(connection, statements, failing);
                     }
                     Object result;
                     try {

@@ -216,7 +216,8 @@ public final class H2Dialect implements Dialect {
                 "INSERT INTO " + table + " (id, tenant_id, data, version, last_modified)"
                         + " SELECT u.id, u.tenant_id, u.data FORMAT JSON, 1, CAST(?1 AS TIMESTAMP WITH TIME ZONE)"
                         + " FROM UNNEST(CAST(?2 AS " + TEXT + " ARRAY), CAST(?3 AS " + TEXT + " ARRAY),"
-                        + " CAST(?4 AS VARCHAR ARRAY)) AS u(id, tenant_id, data)");
+                        + " CAST(?4 AS VARCHAR ARRAY)) AS u(id, tenant_id, data)",
+                "");
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.ferret.IdLimits;
 import dev.ferret.runtime.dialect.AdvisoryLockKeys;
 import dev.ferret.runtime.dialect.AppendedRange;
 import dev.ferret.runtime.dialect.ArchiveSql;
+import dev.ferret.runtime.dialect.BulkCopy;
 import dev.ferret.runtime.dialect.CommitSignals;
 import dev.ferret.runtime.dialect.DaemonSql;
 import dev.ferret.runtime.dialect.Dialect;
@@ -51,6 +52,9 @@ public final class PostgresDialect implements Dialect {
             + " WHERE current_setting('server_version_num')::int >= 120000";
 
     private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+    /** Looked up once: whether pgjdbc's copy API is visible from here decides it for the class loader's life. */
+    private static final Optional<BulkCopy> COPY = copyIfDriverVisible();
 
     private static final String UNIQUE_VIOLATION = "23505";
     static final String MIGRATION_LOCK = "SELECT pg_advisory_xact_lock(?)";
@@ -161,6 +165,19 @@ public final class PostgresDialect implements Dialect {
         return "SET LOCAL synchronous_commit TO OFF";
     }
 
+    private static Optional<BulkCopy> copyIfDriverVisible() {
+        try {
+            return PostgresCopy.ifDriverVisible();
+        } catch (LinkageError e) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public Optional<BulkCopy> bulkCopy() {
+        return COPY;
+    }
+
     @Override
     public DocumentSql documentSql(TableNames t, String documentName) {
         String table = t.document(documentName);
@@ -194,7 +211,8 @@ public final class PostgresDialect implements Dialect {
                 "INSERT INTO " + table + " (id, tenant_id, data, version, last_modified)"
                         + " SELECT u.id, u.tenant_id, CAST(u.data AS jsonb), 1, ?"
                         + " FROM unnest(CAST(? AS varchar[]), CAST(? AS varchar[]), CAST(? AS text[]))"
-                        + " AS u(id, tenant_id, data)");
+                        + " AS u(id, tenant_id, data)",
+                "COPY " + table + " (id, tenant_id, data, version, last_modified) FROM STDIN");
     }
 
     @Override
