@@ -28,7 +28,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -81,11 +80,11 @@ final class StoreAssembly {
         for (SubscriptionBase subscription : options.projections().subscriptions()) {
             async.add(ProjectionApplier.of(subscription, context));
         }
-        markSharedDocumentTypes(inline, async);
         for (ProjectionApplier applier : concat(inline, async)) {
             new LinkedHashSet<>(applier.documentMappings(context)).forEach(mapping -> mapping.addWriter(
                     applier.version() > 1 ? applier.name() + " version " + applier.version() : applier.name()));
         }
+        markSharedTables(concat(inline, async), context);
         // the daemon's threads read this copy; the caller's settings are sealed against changes from here on
         DaemonSettings settings = options.daemon().sealForStart();
         DaemonSessions sessions = new DaemonSessions();
@@ -151,25 +150,25 @@ final class StoreAssembly {
         return List.copyOf(created);
     }
 
-    /** Reads the server settings the engine needs checked, on every database. */
     private static List<ProjectionApplier> concat(List<ProjectionApplier> inline, List<ProjectionApplier> async) {
         List<ProjectionApplier> all = new ArrayList<>(inline);
         all.addAll(async);
         return all;
     }
 
-    /** A document type two registrations write has no single writer: no shard may keep it between its pages. */
-    private static void markSharedDocumentTypes(List<ProjectionApplier> inline, List<ProjectionApplier> async) {
-        Map<Class<?>, Integer> writers = new HashMap<>();
-        List<ProjectionApplier> all = concat(inline, async);
-        all.forEach(applier -> applier.documentTypes().forEach(type -> writers.merge(type, 1, Integer::sum)));
+    /**
+     * A table two registrations write (the same document type, or two types stored in one table) has no single
+     * writer: no shard may keep its documents between pages, nor insert what it found missing.
+     */
+    private static void markSharedTables(List<ProjectionApplier> all, StoreContext context) {
         for (ProjectionApplier applier : all) {
-            if (applier.documentTypes().stream().anyMatch(type -> writers.get(type) > 1)) {
+            if (applier.documentMappings(context).stream().anyMatch(mapping -> mapping.writers().size() > 1)) {
                 applier.sharesItsDocuments();
             }
         }
     }
 
+    /** Reads the server settings the engine needs checked, on every database. */
     private static void checkServers(StoreContext context) {
         if (context.dialect().serverReportSql(context.names()).isEmpty()) {
             return;

@@ -230,8 +230,8 @@ public final class PageBatch {
     }
 
     /**
-     * The page's shard is the only writer of its documents (a snapshot): a document it reads and finds missing is
-     * stored by inserting ({@link DocumentChanges#markNew}), where no other projection writes its table.
+     * The page's shard is the only writer of its documents (a snapshot whose tables no other projection writes): a
+     * document it reads and finds missing is stored by inserting ({@link DocumentChanges#markNew}).
      */
     public PageBatch insertingWhatIsMissing() {
         this.insertsMissing = true;
@@ -335,7 +335,7 @@ public final class PageBatch {
     }
 
     private void foundMissing(Key key) {
-        if (insertsMissing && key.mapping().writers().size() <= 1) {
+        if (insertsMissing) {
             changes.markNew(key);
         }
     }
