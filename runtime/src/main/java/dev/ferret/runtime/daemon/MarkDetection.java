@@ -53,6 +53,13 @@ final class MarkDetection implements MarkRefresh {
     private final Predicate<String> passBy;
     /** Tenants whose database the resolver could not name, reported once each; the scheduler thread's. */
     private final Set<String> unplaced = new HashSet<>();
+    /**
+     * The databases (or, for an event log that is not partitioned by tenant, {@link #EVENT_LOG}) whose last read
+     * failed: when one is read again its shards look for committed pages it lost meanwhile ({@link LostPages}).
+     * Scheduler thread only.
+     */
+    private final Set<String> unreachable = new HashSet<>();
+    private static final String EVENT_LOG = "";
     /** The polling loop's waits after failed reads; used by its runs only (one at a time). */
     private final Backoff.Attempts pollBackoff;
     private final ProgressBoard board;
@@ -120,7 +127,16 @@ final class MarkDetection implements MarkRefresh {
      */
     boolean detect(Predicate<TenantDatabases.Database> databases, boolean strict) throws SQLException {
         if (!context.partitionedByTenant()) {
-            boolean moved = detector.detect();
+            boolean moved;
+            try {
+                moved = detector.detect();
+            } catch (SQLException | RuntimeException e) {
+                unreachable.add(EVENT_LOG);
+                throw e;
+            }
+            if (unreachable.remove(EVENT_LOG)) {
+                registry.all().forEach(ShardAgent::recheckProgression);
+            }
             if (moved) {
                 registry.all().forEach(ShardAgent::wake);
             }
@@ -137,7 +153,12 @@ final class MarkDetection implements MarkRefresh {
                 tenants = marks.of(database).refresh();
             } catch (SQLException e) {
                 failed = failed == null ? e : failed;
+                unreachable.add(database.name());
                 continue;
+            }
+            if (unreachable.remove(database.name())) {
+                registry.all().stream().filter(agent -> agent.partition().database() == database)
+                        .forEach(ShardAgent::recheckProgression);
             }
             for (String tenant : tenants.keySet()) {
                 moved = true;

@@ -81,6 +81,7 @@ final class PageLoop {
     /** The replay behind the live tables a rebuild uses, and its bounds while one is under way. */
     private final ShadowReplay shadow;
     private final ShardStart starts;
+    private final LostPages lostPages;
     /** The time source's reading at this node's last commit of the shard; 0 before the first since the start. */
     private volatile long lastCommitNanos;
     /** The connection of the page in flight, for cancelling it; null between pages. */
@@ -114,6 +115,8 @@ final class PageLoop {
         this.markCell = parts.marks().cellOf(partition);
         this.shadow = new ShadowReplay(name, applier, partition, parts);
         this.unknownCommit = new UnknownCommit(name, dataSource, progression);
+        this.lostPages = new LostPages(name, dataSource, progression,
+                () -> shadow.replaying() ? shadow.row() : name);
         this.starts = new ShardStart(name, applier, partition, parts, lifecycle, shadow, retry, markCell);
         this.label = ShardLabel.of(name, applier.name(), partition.database().name(), settings.isMetricsPerShard());
     }
@@ -209,6 +212,9 @@ final class PageLoop {
                     pageSize.replaying();
                 }
             }
+            if (lostPages.recheckDue() && !lifecycle.stopping()) {
+                resumeBehind(retry.call(() -> lostPages.behind(floor)));
+            }
             // a start past the target (a subscription from the present) swaps before any page
             swapIfReached();
             // one page a turn: the worker goes back to the line, so every shard with work gets its page in turn
@@ -218,6 +224,10 @@ final class PageLoop {
             }
             return inLine ? Turn.NONE : new Turn(Event.PAGE_COMMITTED, null);
         } catch (ProgressionConflictException e) {
+            if (!lifecycle.stopping() && parts.settings().getMode() != DaemonMode.HOT_COLD
+                    && resumeBehind(lostPages.behind(floor, e))) {
+                return new Turn(Event.TRANSIENT_FAILURE, e);
+            }
             if (!lifecycle.stopping() && parts.settings().getMode() == DaemonMode.HOT_COLD) {
                 // this node holds the lock, so the other runner is a node that lost it and has not noticed yet;
                 // its monitor stops it: resume from the row it left
@@ -232,6 +242,22 @@ final class PageLoop {
         } catch (Throwable e) {
             return new Turn(context.dialect().isTransientCause(e) ? Event.TRANSIENT_FAILURE : Event.APPLY_FAILED, e);
         }
+    }
+
+    /** Moves the floor back to {@code at} (its row, found behind it: {@link LostPages}), or not for -1; says which. */
+    private boolean resumeBehind(long at) {
+        if (at < 0) {
+            return false;
+        }
+        moveFloor(at);
+        pageSize.reset();
+        writer.restarted();
+        return true;
+    }
+
+    /** The shard's database was unreachable: the next turn checks the row for pages it lost (any thread). */
+    void recheckProgression() {
+        lostPages.recheck();
     }
 
     /** A replay at its target swaps in (see {@link ShadowReplay#swapIn}); the shard runs live from the same floor. */

@@ -174,6 +174,15 @@ final class ShardAgent {
         wake();
     }
 
+    /**
+     * The daemon could not reach this shard's database for a while: its next turn looks for committed pages the
+     * database lost ({@link LostPages}) before anything else.
+     */
+    void recheckProgression() {
+        pages.recheckProgression();
+        wake();
+    }
+
     /** Called when the mark moves (and by the supervisor): runs the page loop unless it is running already. */
     void wake() {
         LoopRun run;

@@ -27,6 +27,9 @@ public final class FlakyDataSource implements DataSource {
     private final AtomicInteger lostRepliesLeft = new AtomicInteger();
     private final AtomicInteger lostReplies = new AtomicInteger();
     private final AtomicInteger refusals = new AtomicInteger();
+    private volatile Predicate<Thread> forgottenCommits = thread -> false;
+    private final AtomicInteger forgetsLeft = new AtomicInteger();
+    private final AtomicInteger forgotten = new AtomicInteger();
 
     private volatile Consumer<String> statements = sql -> { };
     private volatile Predicate<String> failing = sql -> false;
@@ -64,6 +67,21 @@ public final class FlakyDataSource implements DataSource {
     public void loseCommitReplies(Predicate<Thread> threads, int times) {
         this.lostCommitReplies = threads;
         this.lostRepliesLeft.set(times);
+    }
+
+    /**
+     * The next {@code times} commits on threads {@code threads} selects report success and are rolled back: what a
+     * server crash does to commits that did not wait for the flush (the client saw them succeed; the restarted
+     * server never had them).
+     */
+    public void forgetCommits(Predicate<Thread> threads, int times) {
+        this.forgottenCommits = threads;
+        this.forgetsLeft.set(times);
+    }
+
+    /** How many commits were forgotten so far. */
+    public int forgottenCommits() {
+        return forgotten.get();
     }
 
     /** How many commit replies were lost so far. */
@@ -109,6 +127,12 @@ public final class FlakyDataSource implements DataSource {
                         if (failing.test(sql)) {
                             throw new SQLException("test fault: the statement violates a constraint", "23000");
                         }
+                    }
+                    if (method.getName().equals("commit") && forgottenCommits.test(Thread.currentThread())
+                            && forgetsLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                        connection.rollback();
+                        forgotten.incrementAndGet();
+                        return null;
                     }
                     if (method.getName().equals("unwrap") && ObservedCopies.isDriverConnection(args)) {
                         return ObservedCopies.unwrap(connection, statements, failing);
