@@ -314,11 +314,6 @@ final class PageWriter {
         PageBatch batch = applied.batch();
         Map<UUID, Object> outboxWritten = Map.of();
         boolean appendedEvents = false;
-        if (!asyncCommit.isEmpty()) {
-            try (PreparedStatement statement = c.prepareStatement(asyncCommit)) {
-                statement.execute();
-            }
-        }
         try {
             batch.changes().write(c, context.dialect(), context.serializer(), now);
         } catch (SQLException e) {
@@ -342,12 +337,18 @@ final class PageWriter {
                 appendedEvents = true;
             }
         }
+        // a commit's durability is read when it commits: the engine's SET LOCAL rides with the progression write
         if (deadLetterId != NO_DEAD_LETTER) {
+            if (!asyncCommit.isEmpty()) {
+                try (PreparedStatement statement = c.prepareStatement(asyncCommit)) {
+                    statement.execute();
+                }
+            }
             if (!DeadLetterRows.delete(c, parts, name, deadLetterId)) {
                 throw new IllegalStateException("dead letter " + deadLetterId + " of shard " + name
                         + " was replayed or discarded meanwhile; nothing was applied");
             }
-        } else if (!progression.advance(c, attempt.row(name), page.floor(), page.end(), now)) {
+        } else if (!progression.advance(c, attempt.row(name), page.floor(), page.end(), now, asyncCommit)) {
             throw new ProgressionConflictException(name, page.floor());
         }
         if (inFlight.cancelledByDrain()) {

@@ -201,6 +201,21 @@ public interface Dialect {
      */
     default boolean advanceProgression(Connection connection, DaemonSql sql, String name, long floor, long lastSeqId,
                                        OffsetDateTime now) throws SQLException {
+        return advanceProgression(connection, sql, name, floor, lastSeqId, now, "");
+    }
+
+    /**
+     * {@link #advanceProgression(Connection, DaemonSql, String, long, long, OffsetDateTime)} with {@code before} (a
+     * statement without parameters, or empty) run first in the same transaction: in the same round trip where the
+     * engine's driver sends several statements at once, else as a statement of its own.
+     */
+    default boolean advanceProgression(Connection connection, DaemonSql sql, String name, long floor, long lastSeqId,
+                                       OffsetDateTime now, String before) throws SQLException {
+        if (!before.isEmpty()) {
+            try (PreparedStatement first = connection.prepareStatement(before)) {
+                first.execute();
+            }
+        }
         try (PreparedStatement ps = connection.prepareStatement(sql.advanceProgression())) {
             bindAdvance(ps, name, floor, lastSeqId, now);
             return ps.executeUpdate() == 1;

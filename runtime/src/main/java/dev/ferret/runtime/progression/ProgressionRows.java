@@ -90,7 +90,13 @@ public final class ProgressionRows {
      * it was elsewhere (another runner advanced it, or created it first).
      */
     public boolean advance(Connection c, String name, long floor, long end, OffsetDateTime now) throws SQLException {
-        return dialect.advanceProgression(c, sql, name, floor, end, now);
+        return advance(c, name, floor, end, now, "");
+    }
+
+    /** {@link #advance(Connection, String, long, long, OffsetDateTime)} with {@code before} run first, on {@code c}. */
+    public boolean advance(Connection c, String name, long floor, long end, OffsetDateTime now, String before)
+            throws SQLException {
+        return dialect.advanceProgression(c, sql, name, floor, end, now, before);
     }
 
     /** Creates the row or raises it to {@code to}, never lowers it, on {@code c}. */

@@ -43,7 +43,8 @@ class AsyncPageCommitsConformanceTest {
                     assertThat(query.load(Tally.class, "a")).hasValueSatisfying(t -> assertThat(t.count()).isEqualTo(6));
                 }
             }
-            long sent = statements.stream().filter(ASYNC_COMMIT::equals).count();
+            // sent with each page's progression write, in one round trip
+            long sent = statements.stream().filter(sql -> sql.startsWith(ASYNC_COMMIT)).count();
             if (on && db.engine() == DatabaseEngine.POSTGRESQL) {
                 assertThat(sent).as("one per page of two events, at least").isGreaterThanOrEqualTo(3);
             } else {

@@ -293,9 +293,9 @@ public final class H2Dialect implements Dialect {
 
     @Override
     public boolean advanceProgression(Connection connection, DaemonSql sql, String name, long floor, long lastSeqId,
-                                      OffsetDateTime now) throws SQLException {
+                                      OffsetDateTime now, String before) throws SQLException {
         try {
-            return Dialect.super.advanceProgression(connection, sql, name, floor, lastSeqId, now);
+            return Dialect.super.advanceProgression(connection, sql, name, floor, lastSeqId, now, before);
         } catch (SQLException e) {
             if (e.getErrorCode() == CONCURRENT_UPDATE) {
                 return false;

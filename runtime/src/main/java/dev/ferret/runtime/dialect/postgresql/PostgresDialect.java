@@ -262,10 +262,19 @@ public final class PostgresDialect implements Dialect {
 
     @Override
     public boolean advanceProgression(Connection connection, DaemonSql sql, String name, long floor, long lastSeqId,
-                                      OffsetDateTime now) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(sql.advanceProgression())) {
+                                      OffsetDateTime now, String before) throws SQLException {
+        // pgjdbc sends both statements before it waits: a page's SET LOCAL costs no round trip of its own
+        String statements = before.isEmpty() ? sql.advanceProgression() : before + ";\n" + sql.advanceProgression();
+        try (PreparedStatement ps = connection.prepareStatement(statements)) {
             Dialect.bindAdvance(ps, name, floor, lastSeqId, now);
-            try (ResultSet rs = ps.executeQuery()) {
+            boolean rows = ps.execute();
+            while (!rows && ps.getUpdateCount() != -1) {
+                rows = ps.getMoreResults();
+            }
+            if (!rows) {
+                throw new SQLException("the progression advance returned no row");
+            }
+            try (ResultSet rs = ps.getResultSet()) {
                 return rs.next() && rs.getLong(1) == 1;
             }
         }
