@@ -54,7 +54,7 @@ class PostgresContainerIT {
                 ferret.apply-all-database-changes-on-startup=true
                 ferret.daemon.mode=SOLO
                 ferret.daemon.polling-interval=PT0.1S
-                ferret.daemon.batch-size=50
+                ferret.daemon.batch-size=2000
                 """.formatted(ItServer.required("it.postgres.datasource"), SCHEMA);
         return ItServer.war("ferret-pg", config)
                 .addClasses(Reading.class, MeterTotal.class, MeterProjection.class, MeterResource.class,
@@ -100,32 +100,33 @@ class PostgresContainerIT {
             assertThat(copies.body()).as("the server's connection reaches the driver's copy API")
                     .contains("\"product\":\"PostgreSQL\"").contains("\"copies\":true");
 
-            append("m", 120, 3);
+            // one page of 1,200 new documents: copied (a page with fewer inserts them with a statement)
+            append("m", 1_200, 1);
             JsonArray first = totals("m");
-            assertThat(first).hasSize(120);
+            assertThat(first).hasSize(1_200);
             for (JsonObject total : first.getValuesAs(JsonObject.class)) {
-                assertThat(total.getJsonNumber("readings").longValue()).as(total.toString()).isEqualTo(3);
-                assertThat(total.getJsonNumber("total").longValue()).isEqualTo(6);
+                assertThat(total.getJsonNumber("readings").longValue()).as(total.toString()).isEqualTo(1);
+                assertThat(total.getJsonNumber("total").longValue()).isEqualTo(1);
                 assertThat(total.getString("lastNote")).isEqualTo(NOTE);
             }
 
-            // the same meters again (found: upserted) and as many new ones (missing: copied) in one page run
-            append("m", 240, 2);
+            // the same meters again (found: upserted) and as many new ones (missing: copied)
+            append("m", 2_400, 2);
             JsonArray second = totals("m");
-            assertThat(second).hasSize(240);
+            assertThat(second).hasSize(2_400);
             for (JsonObject total : second.getValuesAs(JsonObject.class)) {
                 int meter = Integer.parseInt(total.getString("id").substring(2));
                 assertThat(total.getJsonNumber("readings").longValue()).as(total.toString())
-                        .isEqualTo(meter < 120 ? 5 : 2);
-                assertThat(total.getJsonNumber("total").longValue()).isEqualTo(meter < 120 ? 9 : 3);
+                        .isEqualTo(meter < 1_200 ? 3 : 2);
+                assertThat(total.getJsonNumber("total").longValue()).isEqualTo(meter < 1_200 ? 4 : 3);
             }
 
             try (Connection c = postgres(); Statement s = c.createStatement();
                  ResultSet rows = s.executeQuery("SELECT count(*), count(DISTINCT id), min(version)"
                          + " FROM " + SCHEMA + ".pc_doc_metertotal")) {
                 rows.next();
-                assertThat(rows.getLong(1)).as("rows in the document table").isEqualTo(240);
-                assertThat(rows.getLong(2)).isEqualTo(240);
+                assertThat(rows.getLong(1)).as("rows in the document table").isEqualTo(2_400);
+                assertThat(rows.getLong(2)).isEqualTo(2_400);
                 assertThat(rows.getLong(3)).isEqualTo(1);
             }
         } finally {

@@ -146,7 +146,9 @@ final class ShardAgent {
     Duration stalledFor(long nowNanos) {
         long behindSince = behindSinceNanos;
         ShardState current = lifecycle.state();
-        if (behindSince == 0 || lifecycle.stopping()
+        // the supervisor's pass may not have seen it catch up yet
+        long floor = pages.floor();
+        if (behindSince == 0 || (floor >= 0 && floor >= pages.mark()) || lifecycle.stopping()
                 || !(current == ShardState.RUNNING || current == ShardState.REBUILDING)) {
             return Duration.ZERO;
         }

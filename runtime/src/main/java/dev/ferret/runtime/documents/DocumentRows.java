@@ -16,10 +16,19 @@ import java.util.Optional;
 /**
  * The documents of one table that one {@link DocumentChanges#write} stores the same way (all upserted, or all
  * inserted as new), and how they reach the engine: one statement over arrays per {@link
- * DocumentChanges#MAX_ARRAY_PARAMETER} where the dialect has it, else a JDBC batch; new documents through the
- * engine's bulk load where it has one and the connection reaches it. Owned by the writing thread.
+ * DocumentChanges#MAX_ARRAY_PARAMETER} where the dialect has it, else a JDBC batch; new documents, when there are
+ * {@link #COPY_FROM} or more, through the engine's bulk load where it has one and the connection reaches it. Owned
+ * by the writing thread.
  */
 final class DocumentRows {
+
+    /**
+     * The fewest new documents of one table a write copies rather than inserts with a statement: a copy costs a
+     * round trip more than a statement (the server answers the COPY before it reads rows), which pays for itself
+     * only over many rows (on loopback one row copied took twice as long as one inserted; from a few hundred on, the
+     * copy was ahead).
+     */
+    static final int COPY_FROM = 1_000;
 
     private final List<String> ids = new ArrayList<>();
     private final List<String> tenants = new ArrayList<>();
@@ -37,7 +46,7 @@ final class DocumentRows {
         if (ids.isEmpty()) {
             return;
         }
-        Optional<BulkCopy> copy = insert && sql.copies()
+        Optional<BulkCopy> copy = insert && sql.copies() && ids.size() >= COPY_FROM
                 ? dialect.bulkCopy().filter(bulk -> bulk.supports(connection)) : Optional.empty();
         if (copy.isPresent()) {
             copy(connection, copy.get(), sql.copyIn(), now);

@@ -158,8 +158,36 @@ class NewDocumentInsertsConformanceTest {
                 assertThat(kinds).filteredOn("upsert"::equals).hasSize(3);
                 assertThat(db.queryLong("SELECT MAX(version) FROM " + db.table("pc_doc_count")))
                         .as("inserted at version 1, each later page's upsert adds one").isEqualTo(2);
+                assertThat(copies).as("a few new documents are inserted with a statement, not copied").isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void aPageWithAThousandNewDocumentsOrMoreCopiesThemOnPostgresql() throws Exception {
+        try (TestDatabase db = TestDatabase.create("newdoccopy")) {
+            FlakyDataSource observed = new FlakyDataSource(db.dataSource());
+            List<String> copies = new CopyOnWriteArrayList<>();
+            observed.observeStatements(sql -> {
+                if (sql.startsWith("COPY")) {
+                    copies.add(sql);
+                }
+            });
+            StoreOptions options = options(db).dataSource(observed);
+            options.daemon().batchSize(5_000);
+            List<String> streams = DaemonFixtures.streams("m", 1_200);
+            try (DocumentStore store = Ferret.createStore(options)) {
+                appendTicks(store, streams, 1);
+                store.waitForNonStaleProjectionData(WAIT);
+                appendTicks(store, streams.subList(0, 10), 1);
+                store.waitForNonStaleProjectionData(WAIT);
+
+                Map<String, Long> counts = counts(store);
+                assertThat(counts).hasSize(1_200);
+                streams.forEach(stream -> assertThat(counts.get(stream)).as(stream)
+                        .isEqualTo(streams.indexOf(stream) < 10 ? 2L : 1L));
                 if (db.engine() == DatabaseEngine.POSTGRESQL) {
-                    assertThat(copies).as("PostgreSQL bulk-loads the new documents").hasSize(3);
+                    assertThat(copies).as("one page of 1,200 new documents, one copy").hasSize(1);
                 } else {
                     assertThat(copies).isEmpty();
                 }
@@ -172,18 +200,33 @@ class NewDocumentInsertsConformanceTest {
         List<String> ids = List.of("tab\there", "back\\slash", "null\\N", "dot\\.", "end\\");
         String tenant = "t\\N\tx";
         String text = "line\nbreak\r\ttab \\ backslash \\N \\. \"quoted\" é 🦦";
+        // one page with enough new documents to be copied on PostgreSQL (DocumentRows.COPY_FROM)
+        List<String> fillers = DaemonFixtures.streams("filler", 1_000);
         try (TestDatabase db = TestDatabase.create("newdocescapes")) {
-            try (DocumentStore store = Ferret.createStore(options(db))) {
+            FlakyDataSource observed = new FlakyDataSource(db.dataSource());
+            List<String> copies = new CopyOnWriteArrayList<>();
+            observed.observeStatements(sql -> {
+                if (sql.startsWith("COPY")) {
+                    copies.add(sql);
+                }
+            });
+            StoreOptions options = options(db).dataSource(observed);
+            options.daemon().batchSize(5_000);
+            try (DocumentStore store = Ferret.createStore(options)) {
                 try (DocumentSession session = store.openSession(tenant)) {
                     for (String id : ids) {
                         session.events().append(id, new Noted(text));
+                    }
+                    for (String filler : fillers) {
+                        session.events().append(filler, new Noted("x"));
                     }
                     session.saveChanges();
                 }
                 store.waitForNonStaleProjectionData(WAIT);
 
                 try (QuerySession query = store.querySession(tenant)) {
-                    List<Notes> notes = query.query(Notes.class).toList();
+                    List<Notes> notes = query.query(Notes.class).toList().stream()
+                            .filter(note -> !note.id().startsWith("filler-")).toList();
                     assertThat(notes).extracting(Notes::id).containsExactlyInAnyOrderElementsOf(ids);
                     assertThat(notes).extracting(Notes::text).containsOnly(text);
                     for (String id : ids) {
@@ -193,6 +236,7 @@ class NewDocumentInsertsConformanceTest {
                 try (QuerySession other = store.querySession()) {
                     assertThat(other.query(Notes.class).toList()).as("nothing landed in another tenant").isEmpty();
                 }
+                assertThat(copies).as("copied on PostgreSQL").hasSize(db.engine() == DatabaseEngine.POSTGRESQL ? 1 : 0);
             }
         }
     }
