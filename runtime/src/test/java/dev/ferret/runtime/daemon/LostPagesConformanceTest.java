@@ -3,16 +3,13 @@ package dev.ferret.runtime.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
 import dev.ferret.QuerySession;
 import dev.ferret.StoreOptions;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
-import dev.ferret.projections.Lifecycle;
-import dev.ferret.projections.Snapshot;
 import dev.ferret.runtime.Ferret;
-import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
+import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
 import dev.ferret.runtime.testing.FlakyDataSource;
 import dev.ferret.runtime.testing.TestDatabase;
 import java.time.Duration;
@@ -32,32 +29,16 @@ import org.junit.jupiter.api.Test;
 class LostPagesConformanceTest {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
-    private static final String SHARD = "Count:All";
-
-    public record Count(String id, long value) {
-    }
+    private static final String SHARD = "Tally:All";
 
     private static StoreOptions options(TestDatabase db, FlakyDataSource flaky) {
-        StoreOptions options = DaemonFixtures.fastDaemon(db).dataSource(flaky);
-        options.projections().add(Snapshot.of("Count", Count.class)
-                .create(Tick.class, (id, e) -> new Count(id, 1))
-                .apply(Tick.class, (doc, e) -> new Count(doc.id(), doc.value() + 1)), Lifecycle.ASYNC);
-        return options;
-    }
-
-    private static void tick(DocumentStore store, String stream, int count) {
-        try (DocumentSession session = store.openSession()) {
-            for (int i = 1; i <= count; i++) {
-                session.events().append(stream, new Tick(i));
-            }
-            session.saveChanges();
-        }
+        return DaemonFixtures.withTally(DaemonFixtures.fastDaemon(db)).dataSource(flaky);
     }
 
     private static Map<String, Long> counts(DocumentStore store) {
         Map<String, Long> values = new HashMap<>();
         try (QuerySession query = store.querySession()) {
-            query.query(Count.class).toList().forEach(count -> values.put(count.id(), count.value()));
+            query.query(Tally.class).toList().forEach(tally -> values.put(tally.id(), tally.count()));
         }
         return values;
     }
@@ -76,17 +57,17 @@ class LostPagesConformanceTest {
         try (TestDatabase db = TestDatabase.create("lostpagesnext")) {
             FlakyDataSource flaky = new FlakyDataSource(db.dataSource());
             try (DocumentStore store = Ferret.createStore(options(db, flaky))) {
-                tick(store, "a", 2);
+                DaemonFixtures.appendTicks(store, "a", 2);
                 store.waitForNonStaleProjectionData(WAIT);
                 flaky.forgetCommits(FlakyDataSource.shardWorkers(), 1);
 
-                tick(store, "a", 3);
+                DaemonFixtures.appendTicks(store, "a", 3);
                 await().atMost(WAIT).until(() -> flaky.forgottenCommits() == 1 && shard(store).progression() == 5);
                 assertThat(row(db)).as("the row the lost commit left behind").isEqualTo(2);
                 assertThat(counts(store)).as("the lost page's documents are gone with it")
                         .containsOnly(Map.entry("a", 2L));
 
-                tick(store, "b", 1);
+                DaemonFixtures.appendTicks(store, "b", 1);
                 await().atMost(WAIT).until(() -> row(db) == 6);
                 assertThat(counts(store)).containsOnly(Map.entry("a", 5L), Map.entry("b", 1L));
                 assertThat(shard(store).state()).isEqualTo(ShardState.RUNNING);
@@ -100,7 +81,7 @@ class LostPagesConformanceTest {
             FlakyDataSource flaky = new FlakyDataSource(db.dataSource());
             try (DocumentStore store = Ferret.createStore(options(db, flaky))) {
                 flaky.forgetCommits(FlakyDataSource.shardWorkers(), 1);
-                tick(store, "a", 3);
+                DaemonFixtures.appendTicks(store, "a", 3);
                 await().atMost(WAIT).until(() -> flaky.forgottenCommits() == 1 && shard(store).progression() == 3);
                 assertThat(row(db)).isZero();
 

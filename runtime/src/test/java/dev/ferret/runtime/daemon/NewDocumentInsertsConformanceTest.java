@@ -19,6 +19,7 @@ import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
 import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.TableNames;
 import dev.ferret.runtime.engines.Dialects;
+import dev.ferret.runtime.testing.ApplyGate;
 import dev.ferret.runtime.testing.FlakyDataSource;
 import dev.ferret.runtime.testing.TestDatabase;
 import java.sql.Connection;
@@ -30,9 +31,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -59,35 +57,28 @@ class NewDocumentInsertsConformanceTest {
     public record Notes(String id, String text) {
     }
 
-    /** While set, every apply of a tick waits here: holds a page after its reads and before its write. */
-    private static volatile CountDownLatch gate;
-    /** How many applies waited at the gate: the page has read its documents by then. */
-    private static final AtomicInteger HELD = new AtomicInteger();
+    /** Holds a page between its reads and its write. */
+    private static final ApplyGate GATE = new ApplyGate();
 
     @AfterEach
     void reset() {
-        CountDownLatch held = gate;
-        if (held != null) {
-            held.countDown();
-        }
-        gate = null;
-        HELD.set(0);
+        GATE.reset();
     }
 
     private static long applied(Tick tick) {
-        CountDownLatch held = gate;
-        if (held != null) {
-            HELD.incrementAndGet();
-            try {
-                if (!held.await(60, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("the test never opened the gate");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
+        GATE.pass();
         return 1;
+    }
+
+    /** Every COPY run on {@code source}'s connections, in order. */
+    private static List<String> copiesOn(FlakyDataSource source) {
+        List<String> copies = new CopyOnWriteArrayList<>();
+        source.observeStatements(sql -> {
+            if (sql.startsWith("COPY")) {
+                copies.add(sql);
+            }
+        });
+        return copies;
     }
 
     private static StoreOptions options(TestDatabase db) {
@@ -167,12 +158,7 @@ class NewDocumentInsertsConformanceTest {
     void aPageWithAThousandNewDocumentsOrMoreCopiesThemOnPostgresql() throws Exception {
         try (TestDatabase db = TestDatabase.create("newdoccopy")) {
             FlakyDataSource observed = new FlakyDataSource(db.dataSource());
-            List<String> copies = new CopyOnWriteArrayList<>();
-            observed.observeStatements(sql -> {
-                if (sql.startsWith("COPY")) {
-                    copies.add(sql);
-                }
-            });
+            List<String> copies = copiesOn(observed);
             StoreOptions options = options(db).dataSource(observed);
             options.daemon().batchSize(5_000);
             List<String> streams = DaemonFixtures.streams("m", 1_200);
@@ -204,12 +190,7 @@ class NewDocumentInsertsConformanceTest {
         List<String> fillers = DaemonFixtures.streams("filler", 1_000);
         try (TestDatabase db = TestDatabase.create("newdocescapes")) {
             FlakyDataSource observed = new FlakyDataSource(db.dataSource());
-            List<String> copies = new CopyOnWriteArrayList<>();
-            observed.observeStatements(sql -> {
-                if (sql.startsWith("COPY")) {
-                    copies.add(sql);
-                }
-            });
+            List<String> copies = copiesOn(observed);
             StoreOptions options = options(db).dataSource(observed);
             options.daemon().batchSize(5_000);
             try (DocumentStore store = Ferret.createStore(options)) {
@@ -251,16 +232,16 @@ class NewDocumentInsertsConformanceTest {
         try (TestDatabase db = TestDatabase.create("newdocconflict")) {
             StoreOptions options = options(db);
             options.daemon().mode(DaemonMode.HOT_COLD).lockAcquireInterval(Duration.ofMillis(100));
-            gate = new CountDownLatch(1);
+            GATE.close();
             try (DocumentStore store = Ferret.createStore(options)) {
                 appendTicks(store, List.of("a", "b", "c"), 3);
-                await().atMost(WAIT).until(() -> HELD.get() > 0);
+                await().atMost(WAIT).until(() -> GATE.held() > 0);
                 // what the other runner's first page (a1, a2) committed: "a" at 2 and the shard's row at 2
                 insertCount(db, "a", 2);
                 db.execute("INSERT INTO " + db.table("pc_event_progression")
                         + " (name, last_seq_id, last_updated) VALUES ('" + SHARD + "', 2, CURRENT_TIMESTAMP)");
 
-                gate.countDown();
+                GATE.open();
                 store.waitForNonStaleProjectionData(WAIT);
                 assertThat(counts(store)).containsOnly(Map.entry("a", 3L), Map.entry("b", 3L), Map.entry("c", 3L));
                 assertThat(store.daemon().shard(SHARD).orElseThrow().state()).isEqualTo(ShardState.RUNNING);
@@ -276,13 +257,13 @@ class NewDocumentInsertsConformanceTest {
     @Test
     void aRowWrittenBehindTheShardsBackPausesItWithTheEnginesErrorAndLosesNothing() throws Exception {
         try (TestDatabase db = TestDatabase.create("newdocforeign")) {
-            gate = new CountDownLatch(1);
+            GATE.close();
             try (DocumentStore store = Ferret.createStore(options(db))) {
                 appendTicks(store, List.of("a"), 2);
-                await().atMost(WAIT).until(() -> HELD.get() > 0);
+                await().atMost(WAIT).until(() -> GATE.held() > 0);
                 insertCount(db, "a", 7);
 
-                gate.countDown();
+                GATE.open();
                 await().atMost(WAIT).until(() -> store.daemon().shard(SHARD).orElseThrow().state()
                         == ShardState.PAUSED);
                 ShardStatus paused = store.daemon().shard(SHARD).orElseThrow();

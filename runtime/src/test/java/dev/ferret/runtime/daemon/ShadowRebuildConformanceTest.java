@@ -24,6 +24,7 @@ import dev.ferret.runtime.dialect.Dialect;
 import dev.ferret.runtime.dialect.TableNames;
 import dev.ferret.runtime.documents.ShadowTable;
 import dev.ferret.runtime.engines.Dialects;
+import dev.ferret.runtime.testing.ApplyGate;
 import dev.ferret.runtime.testing.FlakyDataSource;
 import dev.ferret.runtime.testing.MonotonicReader;
 import dev.ferret.runtime.testing.TestDatabase;
@@ -38,7 +39,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -65,8 +65,8 @@ class ShadowRebuildConformanceTest {
 
     /** What each tick adds: the rebuild's code counts differently from the first run's, so its result shows. */
     private static volatile long step = 1;
-    /** While set, every apply waits here: holds the replay on its first event. */
-    private static volatile CountDownLatch gate;
+    /** While closed, every apply waits here: holds the replay on its first event. */
+    private static final ApplyGate GATE = new ApplyGate();
     /** The tick number whose apply throws (0: none): a replay that stops part-way. */
     private static volatile int failAtTick;
     private static final AtomicInteger APPLIED = new AtomicInteger();
@@ -74,7 +74,7 @@ class ShadowRebuildConformanceTest {
     @AfterEach
     void reset() {
         step = 1;
-        gate = null;
+        GATE.reset();
         failAtTick = 0;
     }
 
@@ -85,17 +85,7 @@ class ShadowRebuildConformanceTest {
     }
 
     private static long applied(Tick tick) {
-        CountDownLatch held = gate;
-        if (held != null) {
-            try {
-                if (!held.await(60, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("the test never opened the gate");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
+        GATE.pass();
         if (tick.n() == failAtTick) {
             throw new IllegalStateException("tick " + tick.n() + " fails on purpose");
         }
@@ -161,7 +151,7 @@ class ShadowRebuildConformanceTest {
             try {
                 await().atMost(WAIT).until(() -> reader.reads() >= 3);
                 step = 100;
-                gate = new CountDownLatch(1);
+                GATE.close();
                 CompletableFuture<Void> rebuild = CompletableFuture.runAsync(
                         () -> store.daemon().rebuild("Count", WAIT));
                 await().atMost(WAIT).until(() -> store.daemon().status().shards().stream()
@@ -178,14 +168,14 @@ class ShadowRebuildConformanceTest {
                         .isInstanceOf(NonStaleTimeoutException.class);
                 assertThat(read(store, partitioned)).doesNotContainKey("d");
 
-                gate.countDown();
+                GATE.open();
                 rebuild.get(60, TimeUnit.SECONDS);
                 store.waitForNonStaleProjectionData(WAIT);
                 assertThat(read(store, partitioned)).containsOnlyKeys("a", "b", "c", "d")
                         .containsEntry("a", 500L).containsEntry("d", 100L);
                 await().atMost(WAIT).until(() -> reader.lastSeen().getOrDefault("a", 0L) == 500L);
             } finally {
-                gate.countDown();
+                GATE.open();
                 reader.close();
             }
             assertThat(reader.violation()).as("what the reader saw").isNull();
@@ -307,13 +297,13 @@ class ShadowRebuildConformanceTest {
                 db.execute("UPDATE " + db.table("pc_event_progression") + " SET last_seq_id = 2 WHERE name = '"
                         + shard(false) + ShadowReplay.ROW_SUFFIX + "'");
 
-                gate.countDown();
+                GATE.open();
                 rebuild.get(60, TimeUnit.SECONDS);
                 assertThat(read(store, false)).containsOnly(Map.entry("a", 300L), Map.entry("b", 300L),
                         Map.entry("c", 300L));
                 await().atMost(WAIT).until(() -> store.daemon().status().healthy());
             } finally {
-                gate.countDown();
+                GATE.open();
             }
         }
     }
@@ -329,7 +319,7 @@ class ShadowRebuildConformanceTest {
                 CompletableFuture<Void> rebuild = rebuildHeldOnItsFirstEvent(store);
                 insertIntoShadow(db, "a", 7);
 
-                gate.countDown();
+                GATE.open();
                 assertThatThrownBy(() -> rebuild.get(60, TimeUnit.SECONDS)).hasMessageContaining("paused");
                 ShardStatus paused = store.daemon().shard(shard(false)).orElseThrow();
                 assertThat(paused.state()).isEqualTo(ShardState.PAUSED);
@@ -338,7 +328,7 @@ class ShadowRebuildConformanceTest {
                 assertThat(read(store, false)).as("the live documents are untouched")
                         .containsOnlyKeys(STREAMS).containsValues(3L);
             } finally {
-                gate.countDown();
+                GATE.open();
             }
         }
     }
@@ -373,7 +363,7 @@ class ShadowRebuildConformanceTest {
         append(store, false, STREAMS, 3);
         store.waitForNonStaleProjectionData(WAIT);
         step = 100;
-        gate = new CountDownLatch(1);
+        GATE.close();
         CompletableFuture<Void> rebuild = CompletableFuture.runAsync(() -> store.daemon().rebuild("Count", WAIT));
         await().atMost(WAIT).until(() -> store.daemon().status().shards().stream()
                 .anyMatch(s -> s.state() == ShardState.REBUILDING));
