@@ -115,8 +115,12 @@ final class PageLoop {
         this.markCell = parts.marks().cellOf(partition);
         this.shadow = new ShadowReplay(name, applier, partition, parts);
         this.unknownCommit = new UnknownCommit(name, dataSource, progression);
+        // only where commits may be lost (a commit that waited for the flush is not), and never under HotCold, whose
+        // lock session dies with the server, so the shard restarts from its row anyway
         this.lostPages = new LostPages(name, dataSource, progression,
-                () -> shadow.replaying() ? shadow.row() : name);
+                settings.isAsyncPageCommits() && settings.getMode() != DaemonMode.HOT_COLD,
+                () -> shadow.replaying() ? shadow.row() : name,
+                () -> !applier.startsFromPresent() && !shadow.replaying());
         this.starts = new ShardStart(name, applier, partition, parts, lifecycle, shadow, retry, markCell);
         this.label = ShardLabel.of(name, applier.name(), partition.database().name(), settings.isMetricsPerShard());
     }
@@ -224,8 +228,7 @@ final class PageLoop {
             }
             return inLine ? Turn.NONE : new Turn(Event.PAGE_COMMITTED, null);
         } catch (ProgressionConflictException e) {
-            if (!lifecycle.stopping() && parts.settings().getMode() != DaemonMode.HOT_COLD
-                    && resumeBehind(lostPages.behind(floor, e))) {
+            if (!lifecycle.stopping() && resumeBehind(lostPages.behind(floor, e))) {
                 return new Turn(Event.TRANSIENT_FAILURE, e);
             }
             if (!lifecycle.stopping() && parts.settings().getMode() == DaemonMode.HOT_COLD) {

@@ -317,7 +317,8 @@ final class PageWriter {
         try {
             batch.changes().write(c, context.dialect(), context.serializer(), now);
         } catch (SQLException e) {
-            if (batch.changes().insertsNewDocuments() && context.dialect().isUniqueViolation(e)
+            if (deadLetterId == NO_DEAD_LETTER && batch.changes().insertsNewDocuments()
+                    && context.dialect().isUniqueViolation(e)
                     && rowLeft(attempt.row(name), page.floor(), page.floor() > 0 || attempt.shadow() != null)) {
                 // a document this page found missing (or a row in a shadow emptied at the replay's start) is there,
                 // and the shard's row moved: another run of this shard (a node that lost the lock and has not
@@ -337,9 +338,11 @@ final class PageWriter {
                 appendedEvents = true;
             }
         }
-        // a commit's durability is read when it commits: the engine's SET LOCAL rides with the progression write
+        // a commit's durability is read when it commits: the engine's SET LOCAL rides with the progression write. A
+        // page that raised events waits for the flush: lost, the numbers it drew could be handed out again below
+        // marks this node has already passed
         if (deadLetterId != NO_DEAD_LETTER) {
-            if (!asyncCommit.isEmpty()) {
+            if (!asyncCommit.isEmpty() && !appendedEvents) {
                 try (PreparedStatement statement = c.prepareStatement(asyncCommit)) {
                     statement.execute();
                 }
@@ -348,7 +351,8 @@ final class PageWriter {
                 throw new IllegalStateException("dead letter " + deadLetterId + " of shard " + name
                         + " was replayed or discarded meanwhile; nothing was applied");
             }
-        } else if (!progression.advance(c, attempt.row(name), page.floor(), page.end(), now, asyncCommit)) {
+        } else if (!progression.advance(c, attempt.row(name), page.floor(), page.end(), now,
+                appendedEvents ? "" : asyncCommit)) {
             throw new ProgressionConflictException(name, page.floor());
         }
         if (inFlight.cancelledByDrain()) {

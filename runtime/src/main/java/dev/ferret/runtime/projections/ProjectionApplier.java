@@ -70,7 +70,7 @@ public interface ProjectionApplier {
 
     /**
      * Called at assembly, before any shard runs, when another registration (another projection, or another version
-     * of this one) writes one of its document types: it is then not their only writer.
+     * of this one writing the same table) writes a table it writes: it is then not its documents' only writer.
      */
     default void sharesItsDocuments() {
     }

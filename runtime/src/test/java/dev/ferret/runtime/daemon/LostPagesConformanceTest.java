@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ferret.DocumentStore;
 import dev.ferret.QuerySession;
 import dev.ferret.StoreOptions;
+import dev.ferret.daemon.ProgressionConflictException;
 import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
 import dev.ferret.runtime.Ferret;
@@ -85,15 +86,37 @@ class LostPagesConformanceTest {
                 await().atMost(WAIT).until(() -> flaky.forgottenCommits() == 1 && shard(store).progression() == 3);
                 assertThat(row(db)).isZero();
 
-                // the server restarts: nothing reaches it for a while, then everything does again
+                // the server restarts: the detector's polls fail for a while, then reach it again
                 int refusedBefore = flaky.refusals();
-                flaky.down(true);
+                flaky.refuseTo(thread -> thread.getName().contains("scheduler"));
                 await().atMost(WAIT).until(() -> flaky.refusals() > refusedBefore);
-                flaky.down(false);
+                flaky.refuseTo(thread -> false);
 
                 await().atMost(WAIT).until(() -> row(db) == 3);
                 assertThat(counts(store)).containsOnly(Map.entry("a", 3L));
                 assertThat(shard(store).state()).isEqualTo(ShardState.RUNNING);
+            }
+        }
+    }
+
+    /**
+     * Where every page's commit waits for the flush, nothing committed can be lost: a row behind the floor is not a
+     * lost page, and the shard pauses on the conflict as before.
+     */
+    @Test
+    void withCommitsThatWaitForTheFlushARowBehindTheFloorStaysAConflict() {
+        try (TestDatabase db = TestDatabase.create("lostpagesoff")) {
+            FlakyDataSource flaky = new FlakyDataSource(db.dataSource());
+            StoreOptions options = options(db, flaky);
+            options.daemon().asyncPageCommits(false);
+            try (DocumentStore store = Ferret.createStore(options)) {
+                flaky.forgetCommits(FlakyDataSource.shardWorkers(), 1);
+                DaemonFixtures.appendTicks(store, "a", 3);
+                await().atMost(WAIT).until(() -> flaky.forgottenCommits() == 1 && shard(store).progression() == 3);
+
+                DaemonFixtures.appendTicks(store, "b", 1);
+                await().atMost(WAIT).until(() -> shard(store).state() == ShardState.PAUSED);
+                assertThat(shard(store).error()).isInstanceOf(ProgressionConflictException.class);
             }
         }
     }
