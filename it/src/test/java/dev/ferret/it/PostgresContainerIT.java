@@ -34,7 +34,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * local PostgreSQL of the build): the store migrates its schema there, the daemon folds a snapshot whose new
  * documents go through {@code COPY} (the server's connection unwraps to the driver's, whose classes the application
  * shares: Liberty's global library, WildFly's driver deployment named in the WAR's manifest), page commits run
- * without the flush wait, and every id and note comes back whole.
+ * without the flush wait, and every id and note comes back whole. The servers' data sources point at
+ * 127.0.0.1:5432/test as the build's PostgreSQL (server.xml, postgres-datasource.cli); {@code postgres.url} is this
+ * test's own connection, for dropping the schema and counting rows, and must name the same database.
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient

@@ -1,5 +1,7 @@
 package dev.ferret.runtime.dialect;
 
+import java.io.Reader;
+
 /**
  * Rows in the text format of PostgreSQL's {@code COPY ... FROM STDIN}: fields separated by tabs, rows ended by a
  * newline, {@code \N} for null. A value goes through whole: backslash, tab, newline and carriage return are escaped,
@@ -53,10 +55,38 @@ public final class CopyRows {
 
     /** Every row ended so far, as the text the server reads. */
     public String text() {
+        requireEnded();
+        return text.toString();
+    }
+
+    /** {@link #text} as a reader over the rows as built, without a copy of them (a copy may hold 10,000 documents). */
+    public Reader reader() {
+        requireEnded();
+        return new Reader() {
+            private int next;
+
+            @Override
+            public int read(char[] buffer, int offset, int length) {
+                if (next >= text.length()) {
+                    return -1;
+                }
+                int count = Math.min(length, text.length() - next);
+                text.getChars(next, next + count, buffer, offset);
+                next += count;
+                return count;
+            }
+
+            @Override
+            public void close() {
+                // nothing held
+            }
+        };
+    }
+
+    private void requireEnded() {
         if (rowStarted) {
             throw new IllegalStateException("a row was started and not ended");
         }
-        return text.toString();
     }
 
     private void separate() {

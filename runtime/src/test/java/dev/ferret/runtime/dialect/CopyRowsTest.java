@@ -3,6 +3,7 @@ package dev.ferret.runtime.dialect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.Reader;
 import org.junit.jupiter.api.Test;
 
 class CopyRowsTest {
@@ -36,5 +37,21 @@ class CopyRowsTest {
     void aRowStartedAndNotEndedIsRefused() {
         CopyRows rows = new CopyRows().field("a").endRow().field("b");
         assertThatThrownBy(rows::text).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void theReaderGivesTheSameTextInAnyChunks() throws Exception {
+        CopyRows rows = new CopyRows();
+        for (int i = 0; i < 500; i++) {
+            rows.field("id-" + i).field("a\tb").field(i).endRow();
+        }
+        StringBuilder read = new StringBuilder();
+        try (Reader reader = rows.reader()) {
+            char[] buffer = new char[7];
+            for (int n = reader.read(buffer, 0, buffer.length); n >= 0; n = reader.read(buffer, 0, buffer.length)) {
+                read.append(buffer, 0, n);
+            }
+        }
+        assertThat(read.toString()).isEqualTo(rows.text());
     }
 }

@@ -3,7 +3,6 @@ package dev.ferret.runtime.dialect.postgresql;
 import dev.ferret.runtime.dialect.BulkCopy;
 import dev.ferret.runtime.dialect.CopyRows;
 import java.io.IOException;
-import java.io.StringReader;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Optional;
@@ -42,10 +41,9 @@ final class PostgresCopy implements BulkCopy {
     @Override
     public long copyIn(Connection connection, String copyStatement, CopyRows rows) throws SQLException {
         try {
-            return connection.unwrap(PGConnection.class).getCopyAPI()
-                    .copyIn(copyStatement, new StringReader(rows.text()));
+            return connection.unwrap(PGConnection.class).getCopyAPI().copyIn(copyStatement, rows.reader());
         } catch (IOException e) {
-            // a StringReader does not fail; the driver reports a broken connection as an SQLException
+            // the rows' reader does not fail; the driver reports a broken connection as an SQLException
             throw new SQLException("COPY could not read its rows: " + e, e);
         }
     }
