@@ -13,7 +13,9 @@ import dev.ferret.runtime.daemon.hwm.TenantMarks;
 import dev.ferret.runtime.retry.Backoff;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -59,6 +61,7 @@ final class MarkDetection implements MarkRefresh {
      * Scheduler thread only.
      */
     private final Set<String> unreachable = new HashSet<>();
+    private final LostPagesSweep lostPages;
     private static final String EVENT_LOG = "";
     /** The polling loop's waits after failed reads; used by its runs only (one at a time). */
     private final Backoff.Attempts pollBackoff;
@@ -78,6 +81,7 @@ final class MarkDetection implements MarkRefresh {
         this.register = register;
         this.board = parts.board();
         this.pollBackoff = new Backoff(settings.getPollingInterval(), settings.getMaxRetryBackoff()).attempts();
+        this.lostPages = new LostPagesSweep(parts.sql().selectEveryProgression());
     }
 
     /**
@@ -135,7 +139,7 @@ final class MarkDetection implements MarkRefresh {
                 throw e;
             }
             if (unreachable.remove(EVENT_LOG)) {
-                registry.all().forEach(ShardAgent::recheckProgression);
+                sweepLostPages(database -> true);
             }
             if (moved) {
                 registry.all().forEach(ShardAgent::wake);
@@ -157,8 +161,7 @@ final class MarkDetection implements MarkRefresh {
                 continue;
             }
             if (unreachable.remove(database.name())) {
-                registry.all().stream().filter(agent -> agent.partition().database() == database)
-                        .forEach(ShardAgent::recheckProgression);
+                sweepLostPages(database::equals);
             }
             for (String tenant : tenants.keySet()) {
                 moved = true;
@@ -188,6 +191,18 @@ final class MarkDetection implements MarkRefresh {
             throw failed;
         }
         return moved;
+    }
+
+    /** The shards of the databases selected look for committed pages their database lost ({@link LostPages}). */
+    private void sweepLostPages(Predicate<TenantDatabases.Database> databases) {
+        Map<TenantDatabases.Database, List<ShardAgent>> byDatabase = new LinkedHashMap<>();
+        for (ShardAgent agent : registry.all()) {
+            TenantDatabases.Database database = agent.partition().database();
+            if (databases.test(database)) {
+                byDatabase.computeIfAbsent(database, d -> new ArrayList<>()).add(agent);
+            }
+        }
+        byDatabase.forEach(lostPages::sweep);
     }
 
     /**

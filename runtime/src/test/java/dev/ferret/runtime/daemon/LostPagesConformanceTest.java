@@ -3,6 +3,7 @@ package dev.ferret.runtime.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ferret.DocumentSession;
 import dev.ferret.DocumentStore;
 import dev.ferret.QuerySession;
 import dev.ferret.StoreOptions;
@@ -11,6 +12,7 @@ import dev.ferret.daemon.ShardState;
 import dev.ferret.daemon.ShardStatus;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.daemon.DaemonFixtures.Tally;
+import dev.ferret.runtime.daemon.DaemonFixtures.Tick;
 import dev.ferret.runtime.testing.FlakyDataSource;
 import dev.ferret.runtime.testing.TestDatabase;
 import java.time.Duration;
@@ -18,6 +20,8 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Pages that committed and that the database then lost (a server crash after commits that did not wait for the
@@ -49,8 +53,12 @@ class LostPagesConformanceTest {
     }
 
     private static long row(TestDatabase db) {
+        return row(db, SHARD);
+    }
+
+    private static long row(TestDatabase db, String shard) {
         return db.queryLong("SELECT COALESCE(MAX(last_seq_id), 0) FROM " + db.table("pc_event_progression")
-                + " WHERE name = '" + SHARD + "'");
+                + " WHERE name = '" + shard + "'");
     }
 
     @Test
@@ -76,15 +84,25 @@ class LostPagesConformanceTest {
         }
     }
 
-    @Test
-    void anIdleShardLooksForLostPagesOnceItsDatabaseIsReachableAgain() {
-        try (TestDatabase db = TestDatabase.create("lostpagesidle")) {
+    @ParameterizedTest(name = "partitioned by tenant: {0}")
+    @ValueSource(booleans = {false, true})
+    void anIdleShardLooksForLostPagesOnceItsDatabaseIsReachableAgain(boolean partitioned) {
+        String shard = partitioned ? SHARD + "@acme" : SHARD;
+        try (TestDatabase db = TestDatabase.create("lostpagesidle" + partitioned)) {
             FlakyDataSource flaky = new FlakyDataSource(db.dataSource());
-            try (DocumentStore store = Ferret.createStore(options(db, flaky))) {
+            StoreOptions options = options(db, flaky);
+            options.events().partitionByTenant(partitioned);
+            try (DocumentStore store = Ferret.createStore(options)) {
                 flaky.forgetCommits(FlakyDataSource.shardWorkers(), 1);
-                DaemonFixtures.appendTicks(store, "a", 3);
-                await().atMost(WAIT).until(() -> flaky.forgottenCommits() == 1 && shard(store).progression() == 3);
-                assertThat(row(db)).isZero();
+                try (DocumentSession session = partitioned ? store.openSession("acme") : store.openSession()) {
+                    for (int i = 1; i <= 3; i++) {
+                        session.events().append("a", new Tick(i));
+                    }
+                    session.saveChanges();
+                }
+                await().atMost(WAIT).until(() -> flaky.forgottenCommits() == 1
+                        && store.daemon().shard(shard).map(ShardStatus::progression).orElse(0L) == 3);
+                assertThat(row(db, shard)).isZero();
 
                 // the server restarts: the detector's polls fail for a while, then reach it again
                 int refusedBefore = flaky.refusals();
@@ -92,9 +110,11 @@ class LostPagesConformanceTest {
                 await().atMost(WAIT).until(() -> flaky.refusals() > refusedBefore);
                 flaky.refuseTo(thread -> false);
 
-                await().atMost(WAIT).until(() -> row(db) == 3);
-                assertThat(counts(store)).containsOnly(Map.entry("a", 3L));
-                assertThat(shard(store).state()).isEqualTo(ShardState.RUNNING);
+                await().atMost(WAIT).until(() -> row(db, shard) == 3);
+                try (QuerySession query = partitioned ? store.querySession("acme") : store.querySession()) {
+                    assertThat(query.load(Tally.class, "a")).hasValueSatisfying(t -> assertThat(t.count()).isEqualTo(3));
+                }
+                assertThat(store.daemon().shard(shard).orElseThrow().state()).isEqualTo(ShardState.RUNNING);
             }
         }
     }
