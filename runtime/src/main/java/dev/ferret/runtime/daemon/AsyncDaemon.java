@@ -236,7 +236,7 @@ public final class AsyncDaemon extends OperatorVerbs {
             ownership.start();
         } else {
             parts.outboxes().readPendingAtStart(parts);
-            parts.startRows().read(context.databases().all(), sql.selectEveryProgression());
+            parts.startRows().read(context.databases().all(), parts.progression());
             registry.all().forEach(ShardAgent::start);
         }
         polling.start(() -> detection.poll(supervisor::rearmIfOverdue), Duration.ZERO);

@@ -1,11 +1,8 @@
 package dev.ferret.runtime.daemon;
 
 import dev.ferret.runtime.context.TenantDatabases;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
+import dev.ferret.runtime.progression.ProgressionRows;
 import java.sql.SQLException;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -18,17 +15,17 @@ import java.util.Map;
  */
 final class LostPagesSweep {
 
-    private final String selectEveryProgression;
+    private final ProgressionRows progression;
 
-    LostPagesSweep(String selectEveryProgression) {
-        this.selectEveryProgression = selectEveryProgression;
+    LostPagesSweep(ProgressionRows progression) {
+        this.progression = progression;
     }
 
     /** Calls {@link ShardAgent#recheckProgression} on those of {@code agents} (all in {@code database}) that may need it. */
     void sweep(TenantDatabases.Database database, Iterable<ShardAgent> agents) {
         Map<String, Long> rows;
         try {
-            rows = read(database);
+            rows = progression.every(database.dataSource());
         } catch (SQLException | RuntimeException e) {
             agents.forEach(ShardAgent::recheckProgression);
             return;
@@ -38,17 +35,5 @@ final class LostPagesSweep {
                 agent.recheckProgression();
             }
         }
-    }
-
-    private Map<String, Long> read(TenantDatabases.Database database) throws SQLException {
-        Map<String, Long> rows = new HashMap<>();
-        try (Connection c = database.dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement(selectEveryProgression);
-             ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                rows.put(rs.getString(1), rs.getLong(2));
-            }
-        }
-        return rows;
     }
 }

@@ -81,7 +81,7 @@ final class MarkDetection implements MarkRefresh {
         this.register = register;
         this.board = parts.board();
         this.pollBackoff = new Backoff(settings.getPollingInterval(), settings.getMaxRetryBackoff()).attempts();
-        this.lostPages = new LostPagesSweep(parts.sql().selectEveryProgression());
+        this.lostPages = new LostPagesSweep(parts.progression());
     }
 
     /**

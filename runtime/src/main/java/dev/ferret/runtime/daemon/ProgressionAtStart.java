@@ -1,9 +1,7 @@
 package dev.ferret.runtime.daemon;
 
 import dev.ferret.runtime.context.TenantDatabases;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
+import dev.ferret.runtime.progression.ProgressionRows;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
@@ -31,24 +29,15 @@ final class ProgressionAtStart {
     private volatile Map<String, Long> rows;
     private final Set<String> taken = ConcurrentHashMap.newKeySet();
 
-    /**
-     * Reads the rows of every database with {@code selectEveryProgression}, once; a failed read leaves every shard to
-     * read its own.
-     */
-    void read(List<TenantDatabases.Database> databases, String selectEveryProgression) {
+    /** Reads the rows of every database, once; a failed read leaves every shard to read its own. */
+    void read(List<TenantDatabases.Database> databases, ProgressionRows progression) {
         if (rows != null) {
             return;
         }
         Map<String, Long> all = new HashMap<>();
         try {
             for (TenantDatabases.Database database : databases) {
-                try (Connection c = database.dataSource().getConnection();
-                     PreparedStatement ps = c.prepareStatement(selectEveryProgression);
-                     ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        all.put(rs.getString(1), rs.getLong(2));
-                    }
-                }
+                all.putAll(progression.every(database.dataSource()));
             }
         } catch (SQLException | RuntimeException e) {
             LOG.warn("Could not read the progression rows at start ({}); each shard reads its own", e.toString());

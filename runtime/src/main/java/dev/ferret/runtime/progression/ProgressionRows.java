@@ -7,7 +7,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import javax.sql.DataSource;
@@ -86,17 +88,26 @@ public final class ProgressionRows {
     }
 
     /**
-     * Moves a shard's row from {@code floor} to {@code end}, inside the page's transaction on {@code c}: false when
-     * it was elsewhere (another runner advanced it, or created it first).
+     * Moves a shard's row from {@code floor} to {@code end}, inside the page's transaction on {@code c}, after
+     * {@code before} (a statement without parameters, or empty): false when it was elsewhere (another runner
+     * advanced it, or created it first).
      */
-    public boolean advance(Connection c, String name, long floor, long end, OffsetDateTime now) throws SQLException {
-        return advance(c, name, floor, end, now, "");
-    }
-
-    /** {@link #advance(Connection, String, long, long, OffsetDateTime)} with {@code before} run first, on {@code c}. */
     public boolean advance(Connection c, String name, long floor, long end, OffsetDateTime now, String before)
             throws SQLException {
         return dialect.advanceProgression(c, sql, name, floor, end, now, before);
+    }
+
+    /** Every progression row of {@code database}, by name, with one statement. */
+    public Map<String, Long> every(DataSource database) throws SQLException {
+        Map<String, Long> rows = new HashMap<>();
+        try (Connection c = database.getConnection();
+             PreparedStatement ps = c.prepareStatement(sql.selectEveryProgression());
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                rows.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        return rows;
     }
 
     /** Creates the row or raises it to {@code to}, never lowers it, on {@code c}. */

@@ -80,6 +80,7 @@ class LostPagesConformanceTest {
                 await().atMost(WAIT).until(() -> row(db) == 6);
                 assertThat(counts(store)).containsOnly(Map.entry("a", 5L), Map.entry("b", 1L));
                 assertThat(shard(store).state()).isEqualTo(ShardState.RUNNING);
+                await().atMost(WAIT).until(() -> store.daemon().status().healthy());
             }
         }
     }
@@ -115,6 +116,7 @@ class LostPagesConformanceTest {
                     assertThat(query.load(Tally.class, "a")).hasValueSatisfying(t -> assertThat(t.count()).isEqualTo(3));
                 }
                 assertThat(store.daemon().shard(shard).orElseThrow().state()).isEqualTo(ShardState.RUNNING);
+                await().atMost(WAIT).until(() -> store.daemon().status().healthy());
             }
         }
     }
@@ -137,6 +139,7 @@ class LostPagesConformanceTest {
                 DaemonFixtures.appendTicks(store, "b", 1);
                 await().atMost(WAIT).until(() -> shard(store).state() == ShardState.PAUSED);
                 assertThat(shard(store).error()).isInstanceOf(ProgressionConflictException.class);
+                assertThat(store.daemon().status().healthy()).as("a paused shard is reported").isFalse();
             }
         }
     }

@@ -6,6 +6,8 @@ import dev.ferret.StoreOptions;
 import dev.ferret.runtime.Ferret;
 import dev.ferret.runtime.FerretDocumentStore;
 import dev.ferret.runtime.context.TenantDatabases;
+import dev.ferret.runtime.progression.ProgressionRows;
+import dev.ferret.runtime.testing.FlakyDataSource;
 import dev.ferret.runtime.testing.TestDatabase;
 import java.time.OffsetDateTime;
 import java.util.List;
@@ -32,15 +34,19 @@ class ProgressionAtStartTest {
             ProgressionAtStart rows = new ProgressionAtStart();
             assertThat(rows.firstStart("Orders:All@t1")).as("not read yet").isEmpty();
 
-            rows.read(List.of(main), sql.selectEveryProgression());
+            ProgressionRows progression = new ProgressionRows(store.dialect(), sql);
+            rows.read(List.of(main), progression);
             assertThat(rows.firstStart("Orders:All@t1")).hasValue(42);
             assertThat(rows.firstStart("Orders:All@t1")).as("a second start reads its row").isEmpty();
             assertThat(rows.firstStart("Orders:All@t2")).as("no row: nothing committed").hasValue(0);
             rows.forget("Orders:All@t3");
             assertThat(rows.firstStart("Orders:All@t3")).as("rebuilt or released before its first start").isEmpty();
 
+            FlakyDataSource unreachable = new FlakyDataSource(db.dataSource());
+            unreachable.down(true);
             ProgressionAtStart failed = new ProgressionAtStart();
-            failed.read(List.of(main), "SELECT name, last_seq_id FROM no_such_table");
+            failed.read(List.of(new TenantDatabases.Database(StoreOptions.DEFAULT_DATABASE, unreachable)),
+                    progression);
             assertThat(failed.firstStart("Orders:All@t1")).isEmpty();
         }
     }

@@ -54,7 +54,7 @@ public final class PostgresDialect implements Dialect {
     private static final String LOCK_NOT_AVAILABLE = "55P03";
 
     /** Looked up once: whether pgjdbc's copy API is visible from here decides it for the class loader's life. */
-    private static final Optional<BulkCopy> COPY = copyIfDriverVisible();
+    private static final Optional<BulkCopy> COPY = PostgresCopy.ifDriverVisible();
 
     private static final String UNIQUE_VIOLATION = "23505";
     static final String MIGRATION_LOCK = "SELECT pg_advisory_xact_lock(?)";
@@ -165,14 +165,6 @@ public final class PostgresDialect implements Dialect {
         return "SET LOCAL synchronous_commit TO OFF";
     }
 
-    private static Optional<BulkCopy> copyIfDriverVisible() {
-        try {
-            return PostgresCopy.ifDriverVisible();
-        } catch (LinkageError e) {
-            return Optional.empty();
-        }
-    }
-
     @Override
     public Optional<BulkCopy> bulkCopy() {
         return COPY;
@@ -180,39 +172,7 @@ public final class PostgresDialect implements Dialect {
 
     @Override
     public DocumentSql documentSql(TableNames t, String documentName) {
-        String table = t.document(documentName);
-        return new DocumentSql(
-                "INSERT INTO " + table + " AS d (id, tenant_id, data, version, last_modified)"
-                        + " VALUES (?, ?, ?::jsonb, 1, ?)"
-                        + " ON CONFLICT (tenant_id, id) DO UPDATE"
-                        + " SET data = EXCLUDED.data, version = d.version + 1, last_modified = EXCLUDED.last_modified",
-                "DELETE FROM " + table + " WHERE tenant_id = ? AND id = ?",
-                "SELECT data FROM " + table + " WHERE tenant_id = ? AND id = ?",
-                // one primary-key seek per id whatever the statistics say: on a table that grew since its last
-                // ANALYZE, "id = ANY (?)" (or a plain join) is planned as a scan of the tenant's rows. The LIMIT
-                // keeps the lateral subquery from being flattened into such a join.
-                "SELECT d.data FROM (VALUES (CAST(? AS varchar))) AS t(tenant_id)"
-                        + " CROSS JOIN unnest(CAST(? AS varchar[])) AS k(id)"
-                        + " CROSS JOIN LATERAL (SELECT x.data FROM " + table + " x"
-                        + " WHERE x.tenant_id = t.tenant_id AND x.id = k.id LIMIT 1) AS d",
-                "SELECT data FROM " + table + " WHERE tenant_id = ?",
-                "SELECT count(*) FROM " + table + " WHERE tenant_id = ?",
-                "DELETE FROM " + table,
-                "DELETE FROM " + table + " WHERE tenant_id = ?",
-                // one statement for a page's documents instead of one execution per document; the map they come
-                // from holds each key once, so no row is hit twice (which ON CONFLICT refuses)
-                "INSERT INTO " + table + " AS d (id, tenant_id, data, version, last_modified)"
-                        + " SELECT u.id, u.tenant_id, CAST(u.data AS jsonb), 1, ?"
-                        + " FROM unnest(CAST(? AS varchar[]), CAST(? AS varchar[]), CAST(? AS text[]))"
-                        + " AS u(id, tenant_id, data)"
-                        + " ON CONFLICT (tenant_id, id) DO UPDATE"
-                        + " SET data = EXCLUDED.data, version = d.version + 1, last_modified = EXCLUDED.last_modified",
-                "INSERT INTO " + table + " (id, tenant_id, data, version, last_modified) VALUES (?, ?, ?::jsonb, 1, ?)",
-                "INSERT INTO " + table + " (id, tenant_id, data, version, last_modified)"
-                        + " SELECT u.id, u.tenant_id, CAST(u.data AS jsonb), 1, ?"
-                        + " FROM unnest(CAST(? AS varchar[]), CAST(? AS varchar[]), CAST(? AS text[]))"
-                        + " AS u(id, tenant_id, data)",
-                "COPY " + table + " (id, tenant_id, data, version, last_modified) FROM STDIN");
+        return PostgresDocuments.statements(t, documentName);
     }
 
     @Override
